@@ -1,0 +1,207 @@
+package dev.skillforge.core.agent;
+
+import dev.skillforge.core.shell.ShellCommand;
+import dev.skillforge.core.shell.ShellTagScanner;
+import dev.skillforge.core.shell.ToolOutputFormat;
+import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.core.transcript.Transcript;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One user turn of the agent: ask the model, run the {@code <shell>} commands it wrote, append the
+ * results as a tool entry, ask again; until an answer has no command, the iteration limit is
+ * reached, or the run is cancelled.
+ *
+ * <p>Transcript rules kept here: the assistant output is appended verbatim, exactly as streamed;
+ * every assistant entry that holds commands is followed by one tool entry, also on a stop (commands
+ * that did not run say so); a failed model call appends nothing, so the transcript stays as it was
+ * after the last complete iteration. On a stop during streaming, the text the person already saw is
+ * kept as the assistant entry.
+ */
+public final class AgentLoop {
+
+    public static final int DEFAULT_MAX_ITERATIONS = 10;
+    /** Results in {@code tool-result} events are capped here; the tool entry has its own, smaller cap. */
+    public static final int UI_RESULT_CAP = 100_000;
+    /** Exit code reported for a command that did not run because the run was stopped (as for SIGINT). */
+    public static final int NOT_RUN_EXIT_CODE = 130;
+    static final String NOT_RUN_RESULT = "[not run: the run was stopped]";
+
+    private final ModelProvider provider;
+    private final CommandRunner runner;
+    private final int maxIterations;
+
+    public AgentLoop(ModelProvider provider, CommandRunner runner, int maxIterations) {
+        if (maxIterations < 1) {
+            throw new IllegalArgumentException("maxIterations must be at least 1, was " + maxIterations);
+        }
+        this.provider = provider;
+        this.runner = runner;
+        this.maxIterations = maxIterations;
+    }
+
+    /**
+     * Runs one turn. The transcript must end with the user's new message; the loop appends to it.
+     *
+     * @return the last event sent: {@link AgentEvent.Done} or {@link AgentEvent.Error}
+     */
+    public AgentEvent run(Transcript transcript, String systemPrompt, String cacheKey, EventSink sink, Cancellation cancellation) {
+        if (!(transcript.last() instanceof Entry.User)) {
+            throw new IllegalArgumentException("a turn starts after a user entry");
+        }
+        Turn turn = new Turn(transcript, systemPrompt, cacheKey, sink, cancellation);
+        return turn.run();
+    }
+
+    /** The state of one run, so the loop reads as the steps of DESIGN.md. */
+    private final class Turn {
+        private final Transcript transcript;
+        private final String systemPrompt;
+        private final String cacheKey;
+        private final EventSink sink;
+        private final Cancellation cancellation;
+        private Usage totals = Usage.UNKNOWN;
+        private int commandsRun;
+
+        Turn(Transcript transcript, String systemPrompt, String cacheKey, EventSink sink, Cancellation cancellation) {
+            this.transcript = transcript;
+            this.systemPrompt = systemPrompt;
+            this.cacheKey = cacheKey;
+            this.sink = sink;
+            this.cancellation = cancellation;
+        }
+
+        AgentEvent run() {
+            for (int iteration = 0; iteration < maxIterations; iteration++) {
+                if (cancellation.isCancelled()) {
+                    return done(Math.max(0, iteration - 1), StopReason.CANCELLED, iteration);
+                }
+                IterationOutput output = new IterationOutput(iteration);
+                ModelReply reply;
+                try {
+                    reply = provider.stream(new ModelCall(systemPrompt, transcript.entries(), cacheKey), output, cancellation);
+                } catch (ProviderException e) {
+                    if (cancellation.isCancelled()) {
+                        if (!output.text.isEmpty()) {
+                            appendAssistant(iteration, output, null);
+                            appendToolEntry(iteration, output.commands, List.of());
+                        }
+                        return done(iteration, StopReason.CANCELLED, iteration + 1);
+                    }
+                    return emit(new AgentEvent.Error(iteration, e.getMessage(), e.code()));
+                }
+                appendAssistant(iteration, output, reply);
+                if (output.commands.isEmpty()) {
+                    sink.accept(new AgentEvent.IterationEnd(iteration, false));
+                    return done(iteration, cancellation.isCancelled() ? StopReason.CANCELLED : StopReason.COMPLETE, iteration + 1);
+                }
+                List<ToolOutputFormat.Executed> executed = runCommands(iteration, output.commands);
+                appendToolEntry(iteration, output.commands, executed);
+                if (cancellation.isCancelled()) {
+                    sink.accept(new AgentEvent.IterationEnd(iteration, false));
+                    return done(iteration, StopReason.CANCELLED, iteration + 1);
+                }
+                sink.accept(new AgentEvent.IterationEnd(iteration, true));
+            }
+            return done(maxIterations - 1, StopReason.MAX_ITERATIONS, maxIterations);
+        }
+
+        private void appendAssistant(int iteration, IterationOutput output, ModelReply reply) {
+            String content = output.text.toString();
+            transcript.append(new Entry.Assistant(content, reply == null ? null : reply.replay()));
+            sink.accept(new AgentEvent.RawContent(iteration, content));
+            if (reply != null) {
+                totals = totals.plus(reply.usage());
+                sink.accept(new AgentEvent.UsageReport(iteration, reply.usage()));
+            }
+        }
+
+        private List<ToolOutputFormat.Executed> runCommands(int iteration, List<ShellCommand> commands) {
+            List<ToolOutputFormat.Executed> executed = new ArrayList<>();
+            for (ShellCommand command : commands) {
+                if (cancellation.isCancelled()) {
+                    break;
+                }
+                sink.accept(new AgentEvent.ToolStart(iteration, command.id(), command.command()));
+                CommandResult result = runSafely(command);
+                commandsRun++;
+                executed.add(new ToolOutputFormat.Executed(command.command(), result.output()));
+                sink.accept(new AgentEvent.ToolResult(iteration, command.id(), command.command(),
+                        ToolOutputFormat.truncate(result.output(), UI_RESULT_CAP), result.exitCode()));
+            }
+            return executed;
+        }
+
+        private CommandResult runSafely(ShellCommand command) {
+            try {
+                return runner.run(command, cancellation);
+            } catch (RuntimeException e) {
+                return CommandResult.failed("error: the command failed inside the server (" + e.getClass().getSimpleName() + ")", 1);
+            }
+        }
+
+        /** Appends the tool entry for {@code commands}; those without a result (stopped before running) say so. */
+        private void appendToolEntry(int iteration, List<ShellCommand> commands, List<ToolOutputFormat.Executed> executed) {
+            if (commands.isEmpty()) {
+                return;
+            }
+            List<ToolOutputFormat.Executed> all = new ArrayList<>(executed);
+            for (ShellCommand notRun : commands.subList(executed.size(), commands.size())) {
+                all.add(new ToolOutputFormat.Executed(notRun.command(), NOT_RUN_RESULT));
+                sink.accept(new AgentEvent.ToolResult(iteration, notRun.id(), notRun.command(), NOT_RUN_RESULT, NOT_RUN_EXIT_CODE));
+            }
+            String toolOutput = ToolOutputFormat.format(all);
+            transcript.append(new Entry.Tool(toolOutput));
+            sink.accept(new AgentEvent.ToolOutput(iteration, toolOutput));
+        }
+
+        private AgentEvent done(int iteration, StopReason reason, int iterations) {
+            return emit(new AgentEvent.Done(iteration, reason, iterations, commandsRun, totals));
+        }
+
+        private AgentEvent emit(AgentEvent event) {
+            sink.accept(event);
+            return event;
+        }
+
+        /** Collects one model call's output as it streams and reports it, finding commands on the way. */
+        private final class IterationOutput implements ModelStreamListener {
+            private final int iteration;
+            private final StringBuilder text = new StringBuilder();
+            private final ShellTagScanner scanner = new ShellTagScanner();
+            private final List<ShellCommand> commands = new ArrayList<>();
+
+            IterationOutput(int iteration) {
+                this.iteration = iteration;
+            }
+
+            @Override
+            public void onText(String chunk) {
+                if (chunk.isEmpty()) {
+                    return;
+                }
+                text.append(chunk);
+                sink.accept(new AgentEvent.Text(iteration, chunk));
+                for (String command : scanner.feed(chunk)) {
+                    ShellCommand found = ShellCommand.of(iteration, commands.size(), command);
+                    commands.add(found);
+                    sink.accept(new AgentEvent.ToolCall(iteration, found.id(), found.command()));
+                }
+            }
+
+            @Override
+            public void onReasoning(String chunk) {
+                if (!chunk.isEmpty()) {
+                    sink.accept(new AgentEvent.Reasoning(iteration, chunk));
+                }
+            }
+
+            @Override
+            public void onSource(String url, String title) {
+                sink.accept(new AgentEvent.Source(iteration, url, title));
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.skillforge.core.transcript;
+
+import java.util.Objects;
+
+/**
+ * One entry of a conversation transcript. Entries are immutable and, once appended, never change:
+ * the provider prompt caches depend on the transcript only ever growing (DESIGN rule 1).
+ */
+public sealed interface Entry {
+
+    /** The entry's text exactly as it will be sent (for tool entries: without any provider prefix). */
+    String content();
+
+    /** A message the person wrote. */
+    record User(String content) implements Entry {
+        public User {
+            Objects.requireNonNull(content, "content");
+        }
+    }
+
+    /**
+     * The model's output for one iteration, verbatim ({@code <shell>} tags included), plus what the
+     * provider needs replayed beside it (DESIGN rule 6), or {@code null} when there is nothing to replay.
+     */
+    record Assistant(String content, ProviderReplay replay) implements Entry {
+        public Assistant {
+            Objects.requireNonNull(content, "content");
+        }
+
+        public Assistant(String content) {
+            this(content, null);
+        }
+    }
+
+    /** The formatted results of the commands of the assistant entry just before it. */
+    record Tool(String content) implements Entry {
+        public Tool {
+            Objects.requireNonNull(content, "content");
+        }
+    }
+}
