@@ -55,7 +55,10 @@ public sealed interface AgentEvent {
         public String type() { return "usage"; }
     }
 
-    /** The iteration ended; {@code hasMoreCommands} is true when commands ran and the model is asked again. */
+    /**
+     * The iteration ended; {@code hasMoreCommands} is true when its commands ran, so the model is
+     * asked again with their output (unless the iteration limit ends the run: {@link Done} follows).
+     */
     record IterationEnd(int iteration, boolean hasMoreCommands) implements AgentEvent {
         public String type() { return "iteration-end"; }
     }

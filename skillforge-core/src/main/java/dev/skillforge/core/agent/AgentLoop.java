@@ -28,6 +28,7 @@ public final class AgentLoop {
     /** Exit code reported for a command that did not run because the run was stopped (as for SIGINT). */
     public static final int NOT_RUN_EXIT_CODE = 130;
     static final String NOT_RUN_RESULT = "[not run: the run was stopped]";
+    static final String NOT_RUN_AFTER_FAILURE = "[not run: the model call failed]";
 
     private final ModelProvider provider;
     private final CommandRunner runner;
@@ -82,15 +83,22 @@ public final class AgentLoop {
                 ModelReply reply;
                 try {
                     reply = provider.stream(new ModelCall(systemPrompt, transcript.entries(), cacheKey), output, cancellation);
-                } catch (ProviderException e) {
+                } catch (ProviderException | RuntimeException e) {
                     if (cancellation.isCancelled()) {
                         if (!output.text.isEmpty()) {
                             appendAssistant(iteration, output, null);
                             appendToolEntry(iteration, output.commands, List.of());
                         }
+                        sink.accept(new AgentEvent.IterationEnd(iteration, false));
                         return done(iteration, StopReason.CANCELLED, iteration + 1);
                     }
-                    return emit(new AgentEvent.Error(iteration, e.getMessage(), e.code()));
+                    // Nothing of a failed call is stored; the commands it announced are closed so no client waits on them.
+                    for (ShellCommand announced : output.commands) {
+                        sink.accept(new AgentEvent.ToolResult(iteration, announced.id(), announced.command(), NOT_RUN_AFTER_FAILURE, NOT_RUN_EXIT_CODE));
+                    }
+                    return emit(e instanceof ProviderException failure
+                            ? new AgentEvent.Error(iteration, failure.getMessage(), failure.code())
+                            : new AgentEvent.Error(iteration, "The model provider failed unexpectedly (" + e.getClass().getSimpleName() + ")", "provider_failure"));
                 }
                 appendAssistant(iteration, output, reply);
                 if (output.commands.isEmpty()) {

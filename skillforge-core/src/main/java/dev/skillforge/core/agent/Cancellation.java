@@ -2,6 +2,7 @@ package dev.skillforge.core.agent;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A one-way switch that stops a run. Whoever blocks on I/O for the run (a provider stream, a
@@ -26,6 +27,20 @@ public final class Cancellation {
         }
     }
 
+    /** Runs an action at most once, and never lets one failing action keep the others from running. */
+    private static Runnable once(Runnable action) {
+        AtomicBoolean ran = new AtomicBoolean();
+        return () -> {
+            if (ran.compareAndSet(false, true)) {
+                try {
+                    action.run();
+                } catch (RuntimeException ignored) {
+                    // an abort that fails has nothing left to abort
+                }
+            }
+        };
+    }
+
     public boolean isCancelled() {
         return reason != null;
     }
@@ -40,10 +55,11 @@ public final class Cancellation {
      * when the guarded work is over.
      */
     public AutoCloseable onCancel(Runnable action) {
-        actions.add(action);
+        Runnable guarded = once(action);
+        actions.add(guarded);
         if (isCancelled()) {
-            action.run();
+            guarded.run(); // cancel() may have run before the add, or may run it too: once() keeps it single
         }
-        return () -> actions.remove(action);
+        return () -> actions.remove(guarded);
     }
 }

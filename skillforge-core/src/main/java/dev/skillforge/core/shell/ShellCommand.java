@@ -30,6 +30,6 @@ public record ShellCommand(String id, int iteration, int index, String command) 
     /** The first line of the command (the rest, if any, is its input, e.g. a SKILL.md body). */
     public String firstLine() {
         int newline = command.indexOf('\n');
-        return newline < 0 ? command : command.substring(0, newline).strip();
+        return (newline < 0 ? command : command.substring(0, newline)).strip();
     }
 }

@@ -26,6 +26,9 @@ public final class ToolOutputFormat {
 
     /** Cuts {@code text} to at most {@code max} characters (never inside a surrogate pair) and says how many were cut. */
     public static String truncate(String text, int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("max must be at least 1, was " + max);
+        }
         if (text.length() <= max) {
             return text;
         }

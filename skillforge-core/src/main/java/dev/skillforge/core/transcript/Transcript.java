@@ -15,7 +15,7 @@ public final class Transcript {
     }
 
     public Transcript(List<? extends Entry> initial) {
-        entries.addAll(initial);
+        initial.forEach(this::append);
     }
 
     public synchronized void append(Entry entry) {
