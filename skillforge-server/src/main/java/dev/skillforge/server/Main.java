@@ -1,0 +1,114 @@
+package dev.skillforge.server;
+
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.server.config.Settings;
+import dev.skillforge.server.http.ApiServer;
+import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.provider.sim.DemoAgent;
+import dev.skillforge.server.provider.sim.SimProviderServer;
+import dev.skillforge.server.skill.SkillCommands;
+import dev.skillforge.server.skill.SkillStore;
+import dev.skillforge.server.skill.SystemPrompt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Files;
+import java.util.concurrent.CountDownLatch;
+
+/** The command line: {@code serve} (the default) and {@code sim-provider}. */
+public final class Main {
+
+    private static final Logger log = LoggerFactory.getLogger(Main.class);
+
+    private static final String USAGE = """
+            usage: skillforge serve                       run the server (settings from FORGE_* variables)
+                   skillforge sim-provider [--host H] [--port N]
+                                                          run the simulated OpenAI-compatible provider alone
+            """;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String command = args.length == 0 ? "serve" : args[0];
+        try {
+            switch (command) {
+                case "serve" -> serve();
+                case "sim-provider" -> simProvider(args);
+                case "help", "--help", "-h" -> System.out.print(USAGE);
+                default -> fail("unknown command '" + command + "'\n" + USAGE);
+            }
+        } catch (IllegalArgumentException e) {
+            fail(e.getMessage());
+        }
+    }
+
+    private static void serve() throws Exception {
+        Settings settings = Settings.fromEnvironment();
+        Files.createDirectories(settings.dataDir());
+        SkillStore skills = new SkillStore(settings.dataDir().resolve("skills"));
+        ConfiguredProvider provider = ConfiguredProvider.from(settings);
+        AgentLoop loop = new AgentLoop(provider.model(), new SkillCommands(skills), settings.maxIterations());
+        ApiServer server = ApiServer.start(settings.host(), settings.port(), loop, SystemPrompt.TEXT,
+                new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()));
+        log.info("SkillForge listening on http://{}:{} with provider {} ({}){}", settings.host(), server.port(),
+                provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "");
+        awaitShutdown(() -> {
+            server.close();
+            provider.close();
+        });
+    }
+
+    private static void simProvider(String[] args) throws Exception {
+        String host = "127.0.0.1";
+        int port = 8090;
+        for (int i = 1; i < args.length; i++) {
+            switch (args[i]) {
+                case "--host" -> host = value(args, ++i);
+                case "--port" -> port = parsePort(value(args, i + 1 < args.length ? ++i : i + 1));
+                default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'\n" + USAGE);
+            }
+        }
+        SimProviderServer sim = SimProviderServer.start(host, port, new DemoAgent(ConfiguredProvider.DEMO_CHUNK_DELAY));
+        log.info("Simulated provider (OpenAI wire format) at http://{}:{}/v1, model {}", host, sim.port(), SimProviderServer.MODEL);
+        awaitShutdown(sim::close);
+    }
+
+    private static String value(String[] args, int i) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException("option " + args[i - 1] + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static int parsePort(String text) {
+        try {
+            int port = Integer.parseInt(text);
+            if (port < 0 || port > 65535) {
+                throw new NumberFormatException();
+            }
+            return port;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--port must be a number from 0 to 65535, was " + text);
+        }
+    }
+
+    /** Blocks until the JVM is asked to stop, then closes what was started. */
+    private static void awaitShutdown(AutoCloseable resources) throws InterruptedException {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                resources.close();
+            } catch (Exception e) {
+                log.warn("shutdown: {}", e.toString());
+            }
+            stopped.countDown();
+        }, "shutdown"));
+        stopped.await();
+    }
+
+    private static void fail(String message) {
+        System.err.println("skillforge: " + message);
+        System.exit(2);
+    }
+}

@@ -1,0 +1,76 @@
+package dev.skillforge.server.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The server's settings, read from {@code FORGE_*} environment variables (a contract: the names
+ * stay). Every value is checked at start, and a wrong one stops the server with a message naming
+ * the variable.
+ *
+ * @param provider   {@code sim} (the default when no key is configured) or {@code openai}
+ * @param baseUrl    the provider's base URL, or {@code null} for the provider's default
+ * @param apiKey     the provider key, or {@code null}; never logged
+ */
+public record Settings(String host, int port, Path dataDir, int maxIterations, String provider, String model,
+                       String apiKey, String baseUrl, Duration providerTimeout) {
+
+    public static final int DEFAULT_PORT = 8080;
+
+    public static Settings fromEnvironment() {
+        return from(System.getenv());
+    }
+
+    public static Settings from(Map<String, String> env) {
+        String apiKey = blankToNull(env.get("FORGE_API_KEY"));
+        String provider = blankToNull(env.get("FORGE_PROVIDER"));
+        provider = provider == null ? (apiKey == null ? "sim" : "openai") : provider.toLowerCase(Locale.ROOT);
+        if (!provider.equals("sim") && !provider.equals("openai")) {
+            throw new IllegalArgumentException("FORGE_PROVIDER=" + provider + " is not supported: use sim or openai");
+        }
+        String baseUrl = blankToNull(env.get("FORGE_BASE_URL"));
+        if (baseUrl != null && !baseUrl.matches("(?i)https?://.+")) {
+            throw new IllegalArgumentException("FORGE_BASE_URL must start with http:// or https://, was " + baseUrl);
+        }
+        return new Settings(
+                env.getOrDefault("FORGE_HOST", "127.0.0.1").strip(),
+                integer(env, "FORGE_PORT", DEFAULT_PORT, 0, 65535),
+                Path.of(env.getOrDefault("FORGE_DATA_DIR", "./data")),
+                integer(env, "FORGE_MAX_ITERATIONS", 10, 1, 100),
+                provider,
+                blankToNull(env.get("FORGE_MODEL")),
+                apiKey,
+                baseUrl,
+                Duration.ofSeconds(integer(env, "FORGE_PROVIDER_TIMEOUT_SECONDS", 120, 1, 3600)));
+    }
+
+    private static int integer(Map<String, String> env, String name, int fallback, int min, int max) {
+        String value = blankToNull(env.get(name));
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            int parsed = Integer.parseInt(value.strip());
+            if (parsed < min || parsed > max) {
+                throw new IllegalArgumentException(name + "=" + value + " is out of range: use " + min + " to " + max);
+            }
+            return parsed;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + "=" + value + " is not a whole number");
+        }
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value;
+    }
+
+    /** Settings with the API key hidden, for logs. */
+    @Override
+    public String toString() {
+        return "Settings[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", maxIterations=" + maxIterations
+                + ", provider=" + provider + ", model=" + model + ", apiKey=" + (apiKey == null ? "none" : "(set)")
+                + ", baseUrl=" + baseUrl + ", providerTimeout=" + providerTimeout + "]";
+    }
+}

@@ -1,0 +1,85 @@
+package dev.skillforge.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.core.transcript.Entry;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The stateless agent request of {@code POST /api/agent}: the whole history as
+ * {@code {"messages":[{"role":"user"|"assistant"|"tool","content":"…"}]}}, ending with the user's new
+ * message. Assistant and tool contents must be sent back exactly as the {@code raw-content} and
+ * {@code tool-output} events gave them, or provider caches miss.
+ */
+public record AgentRequest(List<Entry> messages) {
+
+    public static final int MAX_MESSAGES = 10_000;
+
+    public static AgentRequest from(JsonNode body) {
+        JsonNode messages = body.get("messages");
+        if (messages == null) {
+            throw ApiException.badRequest("invalid_request", "'messages' is missing: send {\"messages\":[{\"role\":\"user\",\"content\":\"…\"}]}");
+        }
+        if (!messages.isArray()) {
+            throw ApiException.badRequest("invalid_request", "'messages' must be an array, not " + kind(messages));
+        }
+        if (messages.isEmpty()) {
+            throw ApiException.badRequest("invalid_request", "'messages' is empty: it must end with the user's message");
+        }
+        if (messages.size() > MAX_MESSAGES) {
+            throw ApiException.badRequest("invalid_request", "'messages' has " + messages.size() + " entries; the limit is " + MAX_MESSAGES);
+        }
+        List<Entry> entries = new ArrayList<>(messages.size());
+        for (int i = 0; i < messages.size(); i++) {
+            entries.add(entry(messages.get(i), i));
+        }
+        if (!(entries.getLast() instanceof Entry.User last)) {
+            throw ApiException.badRequest("invalid_request", "The last message must be the user's (role \"user\")");
+        }
+        if (last.content().isBlank()) {
+            throw ApiException.badRequest("invalid_request", "The last message is empty");
+        }
+        return new AgentRequest(List.copyOf(entries));
+    }
+
+    private static Entry entry(JsonNode message, int index) {
+        String where = "messages[" + index + "]";
+        if (!message.isObject()) {
+            throw ApiException.badRequest("invalid_request", where + " must be an object, not " + kind(message));
+        }
+        JsonNode role = message.get("role");
+        JsonNode content = message.get("content");
+        if (role == null || !role.isTextual()) {
+            throw ApiException.badRequest("invalid_request", where + ".role must be a string: \"user\", \"assistant\" or \"tool\"");
+        }
+        if (content == null || !content.isTextual()) {
+            throw ApiException.badRequest("invalid_request", where + ".content must be a string, not " + (content == null ? "missing" : kind(content)));
+        }
+        String text = content.asText();
+        return switch (role.asText()) {
+            case "user" -> new Entry.User(text);
+            case "assistant" -> new Entry.Assistant(text);
+            case "tool" -> new Entry.Tool(text);
+            case "" -> throw ApiException.badRequest("invalid_request", where + ".role is empty: use \"user\", \"assistant\" or \"tool\"");
+            default -> throw ApiException.badRequest("invalid_request",
+                    where + ".role \"" + abbreviate(role.asText()) + "\" is unknown: use \"user\", \"assistant\" or \"tool\"");
+        };
+    }
+
+    static String kind(JsonNode node) {
+        return switch (node.getNodeType()) {
+            case ARRAY -> "an array";
+            case OBJECT -> "an object";
+            case STRING -> "a string";
+            case NUMBER -> "a number";
+            case BOOLEAN -> "a boolean";
+            case NULL -> "null";
+            default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() > 40 ? text.substring(0, 40) + "…" : text;
+    }
+}

@@ -1,0 +1,113 @@
+package dev.skillforge.server.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.core.transcript.Transcript;
+import dev.skillforge.server.json.Json;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The HTTP API: {@code POST /api/agent} (a turn, answered as Server-Sent Events) and
+ * {@code GET /healthz}. Every refusal is JSON {@code {"error":{"code":…,"message":…}}} and is sent
+ * before any stream starts; errors never carry stack traces.
+ */
+public final class ApiServer implements AutoCloseable {
+
+    /** The largest {@code /api/agent} body: the whole history travels in it. */
+    public static final int MAX_AGENT_BODY_BYTES = 4 * 1024 * 1024;
+
+    private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
+    /** Marks a response whose JSON error is written, so the 404 handler leaves it alone. */
+    private static final String ERROR_WRITTEN = "skillforge.error-written";
+
+    /** What {@code /healthz} says about the provider. */
+    public record ProviderInfo(String name, String model, boolean simulated) {
+    }
+
+    private final AgentLoop loop;
+    private final String systemPrompt;
+    private final ProviderInfo provider;
+    private final Javalin app;
+
+    private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider) {
+        this.loop = loop;
+        this.systemPrompt = systemPrompt;
+        this.provider = provider;
+        this.app = Servers.start(host, port, config -> {
+            config.http.prefer405over404 = true;
+            config.routes.get("/healthz", this::health);
+            config.routes.post("/api/agent", this::agent);
+            config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
+            config.routes.exception(Exception.class, (e, ctx) -> {
+                log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
+                error(ctx, 500, "internal_error", "The server failed to handle this request");
+            });
+            config.routes.error(404, ctx -> {
+                if (ctx.attribute(ERROR_WRITTEN) == null) {
+                    error(ctx, 404, "not_found", "No such endpoint: " + ctx.method() + " " + ctx.path());
+                }
+            });
+            config.routes.error(405, ctx -> error(ctx, 405, "method_not_allowed", ctx.method() + " is not allowed on " + ctx.path()));
+        });
+    }
+
+    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider) {
+        return new ApiServer(host, port, loop, systemPrompt, provider);
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    private void health(Context ctx) {
+        ObjectNode body = Json.object().put("status", "ok");
+        body.putObject("provider").put("name", provider.name()).put("model", provider.model()).put("simulated", provider.simulated());
+        ctx.contentType("application/json").result(Json.write(body));
+    }
+
+    private void agent(Context ctx) throws Exception {
+        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req().getInputStream(), MAX_AGENT_BODY_BYTES));
+        Transcript transcript = new Transcript(request.messages());
+        Cancellation cancellation = new Cancellation();
+        try (SseStream stream = new SseStream(ctx.res(), cancellation)) {
+            loop.run(transcript, systemPrompt, cacheKey(request.messages()), stream, cancellation);
+        }
+    }
+
+    /**
+     * A stateless conversation has no id, but its first message never changes: a key derived from
+     * it is the same for every turn of the conversation, so providers route all its calls to one cache.
+     */
+    static String cacheKey(List<Entry> messages) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            byte[] digest = sha.digest(messages.getFirst().content().getBytes(StandardCharsets.UTF_8));
+            return "sf-" + HexFormat.of().formatHex(digest, 0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
+    static void error(Context ctx, int status, String code, String message) {
+        ctx.attribute(ERROR_WRITTEN, true);
+        ObjectNode body = Json.object();
+        body.putObject("error").put("code", code).put("message", message);
+        ctx.status(status).contentType("application/json").result(Json.write(body));
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}

@@ -1,0 +1,60 @@
+package dev.skillforge.server.json;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The one JSON mapper of the server. Trees are built explicitly ({@link ObjectNode} keeps insertion
+ * order), so the same data always serialises to the same bytes: provider prompt caches depend on it.
+ */
+public final class Json {
+
+    public static final ObjectMapper MAPPER = new ObjectMapper();
+
+    static {
+        // Deeply nested hostile input is refused early rather than exhausting the stack.
+        MAPPER.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(200).build());
+    }
+
+    private Json() {
+    }
+
+    public static ObjectNode object() {
+        return MAPPER.createObjectNode();
+    }
+
+    public static String write(JsonNode node) {
+        try {
+            return MAPPER.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static byte[] bytes(JsonNode node) {
+        return write(node).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Parses JSON text; throws {@link JsonProcessingException} with a location on malformed input. */
+    public static JsonNode parse(String text) throws JsonProcessingException {
+        return MAPPER.readTree(text);
+    }
+
+    /** A text field, or {@code null} when absent or not a string. */
+    public static String text(JsonNode node, String field) {
+        JsonNode value = node == null ? null : node.get(field);
+        return value != null && value.isTextual() ? value.asText() : null;
+    }
+
+    /** A whole-number field, or {@code null} when absent or not a number. */
+    public static Long number(JsonNode node, String field) {
+        JsonNode value = node == null ? null : node.get(field);
+        return value != null && value.isIntegralNumber() ? value.asLong() : null;
+    }
+}

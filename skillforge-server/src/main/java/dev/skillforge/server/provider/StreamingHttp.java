@@ -1,0 +1,230 @@
+package dev.skillforge.server.provider;
+
+import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.core.agent.ProviderException;
+
+import java.net.ConnectException;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A streaming HTTP call to a provider, read line by line on the caller's thread.
+ *
+ * <p>Built on the JDK's {@link HttpClient}: the body arrives through a line subscriber into a
+ * queue, so the reader can wait with an idle timeout and a stop can abort the exchange from any
+ * thread at once (cancelling the subscription closes the connection, which the provider sees).
+ */
+public final class StreamingHttp {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .executor(Executors.newVirtualThreadPerTaskExecutor())
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+
+    private StreamingHttp() {
+    }
+
+    /** Timeouts of one call: until the response headers arrive, and between two lines of the body. */
+    public record Timeouts(Duration headers, Duration idle) {
+    }
+
+    /**
+     * Sends {@code request} and waits for the response headers.
+     *
+     * @throws ProviderException on connection failure, timeout or cancellation
+     */
+    public static Response open(HttpRequest request, Timeouts timeouts, Cancellation cancellation) throws ProviderException {
+        Response response = new Response(timeouts.idle());
+        CompletableFuture<HttpResponse<Void>> exchange = CLIENT.sendAsync(request, response::onHeaders);
+        exchange.whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                response.lines.add(new Failure(failure));
+            }
+        });
+        AutoCloseable abort = cancellation.onCancel(() -> {
+            exchange.cancel(true);
+            response.abort();
+        });
+        response.abortRegistration = abort;
+        try {
+            response.info = response.headers.get(timeouts.headers().toMillis(), TimeUnit.MILLISECONDS);
+            return response;
+        } catch (TimeoutException e) {
+            response.close();
+            throw new ProviderException("provider_timeout",
+                    "The provider sent no response headers within " + timeouts.headers().toSeconds() + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            response.close();
+            throw new ProviderException("cancelled", "interrupted while waiting for the provider");
+        } catch (ExecutionException e) {
+            response.close();
+            throw connectionFailure(e.getCause(), cancellation);
+        } finally {
+            if (response.info == null) {
+                exchange.cancel(true);
+            }
+        }
+    }
+
+    private static ProviderException connectionFailure(Throwable cause, Cancellation cancellation) {
+        if (cancellation.isCancelled()) {
+            return new ProviderException("cancelled", "the run was stopped");
+        }
+        if (cause instanceof HttpTimeoutException) {
+            return new ProviderException("provider_timeout", "The provider did not answer in time: " + cause.getMessage(), cause);
+        }
+        String what = cause instanceof ConnectException ? "could not connect" : "connection failed";
+        return new ProviderException("provider_unreachable",
+                "The provider is unreachable (" + what + ": " + describe(cause) + ")", cause);
+    }
+
+    private static String describe(Throwable t) {
+        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    }
+
+    private record Failure(Throwable cause) {
+    }
+
+    private static final Object END = new Object();
+    private static final Object ABORTED = new Object();
+
+    /** An open response: status, headers, and the body as lines. Close it when done. */
+    public static final class Response implements Flow.Subscriber<String>, AutoCloseable {
+        private final Duration idle;
+        private final CompletableFuture<HttpResponse.ResponseInfo> headers = new CompletableFuture<>();
+        private final BlockingQueue<Object> lines = new LinkedBlockingQueue<>();
+        private volatile Flow.Subscription subscription;
+        private volatile boolean aborted;
+        private HttpResponse.ResponseInfo info;
+        private AutoCloseable abortRegistration;
+
+        private Response(Duration idle) {
+            this.idle = idle;
+        }
+
+        private HttpResponse.BodySubscriber<Void> onHeaders(HttpResponse.ResponseInfo responseInfo) {
+            headers.complete(responseInfo);
+            return HttpResponse.BodySubscribers.fromLineSubscriber(this, s -> null, StandardCharsets.UTF_8, null);
+        }
+
+        public int status() {
+            return info.statusCode();
+        }
+
+        public HttpHeaders headers() {
+            return info.headers();
+        }
+
+        /**
+         * The next line of the body without its line terminator (LF, CR or CRLF), or {@code null}
+         * at the end of the body.
+         *
+         * @throws ProviderException when no line arrives within the idle timeout, the connection
+         *                           breaks, or the call was cancelled
+         */
+        public String nextLine() throws ProviderException {
+            Object item;
+            try {
+                item = lines.poll(idle.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                abort();
+                throw new ProviderException("cancelled", "interrupted while reading the provider stream");
+            }
+            if (item == null) {
+                abort();
+                throw new ProviderException("provider_timeout",
+                        "The provider stream stalled: nothing arrived for " + idle.toSeconds() + " s");
+            }
+            if (item instanceof String line) {
+                Flow.Subscription s = subscription;
+                if (s != null) {
+                    s.request(1);
+                }
+                return line;
+            }
+            if (item == ABORTED || aborted) {
+                throw new ProviderException("cancelled", "the run was stopped");
+            }
+            if (item instanceof Failure failure) {
+                lines.add(failure); // stay failed for later calls
+                throw new ProviderException("provider_stream_error",
+                        "The provider connection broke mid-stream: " + describe(failure.cause()), failure.cause());
+            }
+            lines.add(END);
+            return null;
+        }
+
+        /** Reads the rest of the body as text, at most {@code maxChars} (for error messages). */
+        public String readBody(int maxChars) throws ProviderException {
+            StringBuilder body = new StringBuilder();
+            String line;
+            while (body.length() < maxChars && (line = nextLine()) != null) {
+                body.append(line).append('\n');
+            }
+            return body.length() > maxChars ? body.substring(0, maxChars) : body.toString();
+        }
+
+        /** Aborts the exchange: the connection is closed and a waiting reader wakes up. */
+        void abort() {
+            aborted = true;
+            Flow.Subscription s = subscription;
+            if (s != null) {
+                s.cancel();
+            }
+            lines.add(ABORTED);
+        }
+
+        @Override
+        public void close() {
+            abort();
+            try {
+                if (abortRegistration != null) {
+                    abortRegistration.close();
+                }
+            } catch (Exception ignored) {
+                // removing a listener cannot fail
+            }
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            if (aborted) {
+                s.cancel();
+            } else {
+                s.request(1);
+            }
+        }
+
+        @Override
+        public void onNext(String line) {
+            lines.add(line);
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+            lines.add(new Failure(throwable));
+        }
+
+        @Override
+        public void onComplete() {
+            lines.add(END);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.skillforge.server.provider.openai;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.server.json.Json;
+
+/**
+ * The body of a streaming chat-completions request, built the same way every time: the system
+ * prompt, then one message per transcript entry in order, assistant content verbatim (with its
+ * {@code reasoning_content} replayed when the model produced one), tool output as a {@code user}
+ * message starting {@value #SHELL_OUTPUT_PREFIX}.
+ */
+public final class OpenAiChatRequest {
+
+    public static final String SHELL_OUTPUT_PREFIX = "[Shell Output]\n";
+    /** The replay format this adapter writes: the assistant's {@code reasoning_content}, as streamed. */
+    public static final String REASONING_REPLAY = "openai.reasoning_content";
+
+    private OpenAiChatRequest() {
+    }
+
+    public static ObjectNode build(ModelCall call, String model, boolean sendPromptCacheKey) {
+        ObjectNode body = Json.object();
+        body.put("model", model);
+        body.set("messages", messages(call));
+        body.put("stream", true);
+        body.putObject("stream_options").put("include_usage", true);
+        if (sendPromptCacheKey) {
+            body.put("prompt_cache_key", call.cacheKey());
+        }
+        return body;
+    }
+
+    public static ArrayNode messages(ModelCall call) {
+        ArrayNode messages = Json.MAPPER.createArrayNode();
+        messages.addObject().put("role", "system").put("content", call.systemPrompt());
+        for (Entry entry : call.entries()) {
+            ObjectNode message = messages.addObject();
+            switch (entry) {
+                case Entry.User user -> message.put("role", "user").put("content", user.content());
+                case Entry.Tool tool -> message.put("role", "user").put("content", SHELL_OUTPUT_PREFIX + tool.content());
+                case Entry.Assistant assistant -> {
+                    message.put("role", "assistant").put("content", assistant.content());
+                    if (assistant.replay() != null && REASONING_REPLAY.equals(assistant.replay().format())) {
+                        message.put("reasoning_content", assistant.replay().data());
+                    }
+                }
+            }
+        }
+        return messages;
+    }
+}

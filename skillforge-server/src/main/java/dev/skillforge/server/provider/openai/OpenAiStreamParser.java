@@ -1,0 +1,146 @@
+package dev.skillforge.server.provider.openai;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.core.agent.ModelStreamListener;
+import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.core.agent.Usage;
+import dev.skillforge.core.transcript.ProviderReplay;
+import dev.skillforge.server.json.Json;
+
+/**
+ * Turns the {@code data:} payloads of a chat-completions stream into listener calls, and keeps
+ * what the reply leaves: usage (the last reported wins) and the {@code reasoning_content} to
+ * replay.
+ *
+ * <p>Cached prompt tokens, first present field wins, absent means unknown: {@code
+ * usage.prompt_tokens_details.cached_tokens} (OpenAI, vLLM with prompt token details, llama.cpp),
+ * {@code usage.cached_tokens} (Kimi; also inside {@code choices[0].usage} when streaming), {@code
+ * usage.prompt_cache_hit_tokens} (DeepSeek), {@code timings.cache_n} (llama.cpp).
+ */
+public final class OpenAiStreamParser {
+
+    private final ModelStreamListener listener;
+    private StringBuilder reasoning;
+    private Usage usage = Usage.UNKNOWN;
+    private boolean done;
+    private String finishReason;
+
+    public OpenAiStreamParser(ModelStreamListener listener) {
+        this.listener = listener;
+    }
+
+    /**
+     * Reads one event's data.
+     *
+     * @return false once {@code [DONE]} arrived
+     * @throws ProviderException for an error payload or data that is not JSON
+     */
+    public boolean accept(String data) throws ProviderException {
+        if (data.strip().equals("[DONE]")) {
+            done = true;
+            return false;
+        }
+        JsonNode chunk;
+        try {
+            chunk = Json.parse(data);
+        } catch (JsonProcessingException e) {
+            throw new ProviderException("provider_stream_error", "The provider sent malformed JSON mid-stream: " + e.getOriginalMessage());
+        }
+        JsonNode error = chunk.get("error");
+        if (error != null && !error.isNull()) {
+            throw new ProviderException("provider_stream_error", "The provider reported an error mid-stream: " + errorMessage(error));
+        }
+        JsonNode choice = chunk.path("choices").path(0);
+        JsonNode delta = choice.path("delta");
+        String reasoningChunk = firstText(delta, "reasoning_content", "reasoning");
+        if (reasoningChunk != null) {
+            if (reasoning == null) {
+                reasoning = new StringBuilder();
+            }
+            reasoning.append(reasoningChunk);
+            listener.onReasoning(reasoningChunk);
+        }
+        String content = Json.text(delta, "content");
+        if (content != null) {
+            listener.onText(content);
+        }
+        String finish = Json.text(choice, "finish_reason");
+        if (finish != null) {
+            finishReason = finish;
+        }
+        readUsage(chunk);
+        return true;
+    }
+
+    /** A chunk that reports usage replaces what an earlier one reported: the last report wins. */
+    private void readUsage(JsonNode chunk) {
+        JsonNode reported = chunk.get("usage");
+        if (reported == null || !reported.isObject()) {
+            reported = chunk.path("choices").path(0).get("usage");
+        }
+        JsonNode timings = chunk.get("timings");
+        boolean hasUsage = reported != null && reported.isObject();
+        boolean hasTimings = timings != null && timings.isObject();
+        if (hasUsage) {
+            Long cached = Json.number(reported.path("prompt_tokens_details"), "cached_tokens");
+            if (cached == null) {
+                cached = Json.number(reported, "cached_tokens");
+            }
+            if (cached == null) {
+                cached = Json.number(reported, "prompt_cache_hit_tokens");
+            }
+            if (cached == null && hasTimings) {
+                cached = Json.number(timings, "cache_n");
+            }
+            usage = new Usage(Json.number(reported, "prompt_tokens"), Json.number(reported, "completion_tokens"), cached);
+        } else if (hasTimings) {
+            // llama.cpp without a usage object: prompt_n counts only the tokens it had to process.
+            Long cacheN = Json.number(timings, "cache_n");
+            Long promptN = Json.number(timings, "prompt_n");
+            Long prompt = cacheN != null && promptN != null ? cacheN + promptN : null;
+            usage = new Usage(prompt, Json.number(timings, "predicted_n"), cacheN);
+        }
+    }
+
+    public boolean sawDone() {
+        return done;
+    }
+
+    public Usage usage() {
+        return usage;
+    }
+
+    /** Why the model stopped ({@code stop}, {@code length}, …), or {@code null} if not said. */
+    public String finishReason() {
+        return finishReason;
+    }
+
+    /** The reasoning to replay, or {@code null} when the stream had no reasoning field at all. */
+    public ProviderReplay replay() {
+        return reasoning == null ? null : new ProviderReplay(OpenAiChatRequest.REASONING_REPLAY, reasoning.toString());
+    }
+
+    private static String firstText(JsonNode node, String... fields) {
+        for (String field : fields) {
+            String value = Json.text(node, field);
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    /** The provider's own words from an error object or string. */
+    public static String errorMessage(JsonNode error) {
+        if (error.isTextual()) {
+            return error.asText();
+        }
+        String message = Json.text(error, "message");
+        if (message == null) {
+            return Json.write(error);
+        }
+        String type = Json.text(error, "type");
+        return type == null ? message : message + " (" + type + ")";
+    }
+}

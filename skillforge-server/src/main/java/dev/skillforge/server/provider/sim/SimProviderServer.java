@@ -1,0 +1,289 @@
+package dev.skillforge.server.provider.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.server.http.Servers;
+import dev.skillforge.server.json.Json;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A simulated model provider on a loopback port, speaking OpenAI's chat-completions wire format
+ * (streaming and not), with a real prefix cache by OpenAI's documented rule. It serves the offline
+ * demo (with {@link DemoAgent}) and the tests (with a {@link SimScript}). It is a simulation and
+ * says so: the model is {@value #MODEL} and the demo's answers begin with a notice.
+ */
+public final class SimProviderServer implements AutoCloseable {
+
+    public static final String MODEL = "skillforge-sim-1";
+
+    private final SimResponder responder;
+    private final PrefixCache cache;
+    private final List<SimRequest> requests = new CopyOnWriteArrayList<>();
+    private final AtomicInteger aborts = new AtomicInteger();
+    private final AtomicLong ids = new AtomicLong();
+    private volatile CountDownLatch abortSeen = new CountDownLatch(1);
+    private final Javalin app;
+
+    private SimProviderServer(String host, int port, SimResponder responder, CacheRule rule) {
+        this.responder = responder;
+        this.cache = new PrefixCache(rule);
+        this.app = Servers.start(host, port, config -> {
+            config.http.maxRequestSize = 64L * 1024 * 1024;
+            config.routes.post("/v1/chat/completions", this::chatCompletions);
+            config.routes.get("/v1/models", ctx -> ctx.json(modelList()));
+        });
+    }
+
+    public static SimProviderServer start(String host, int port, SimResponder responder) {
+        return new SimProviderServer(host, port, responder, CacheRule.OPENAI);
+    }
+
+    /** Starts on a free loopback port. */
+    public static SimProviderServer startOnLoopback(SimResponder responder) {
+        return start("127.0.0.1", 0, responder);
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    /** The base URL an OpenAI client takes, ending in {@code /v1}. */
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port() + "/v1";
+    }
+
+    public List<SimRequest> requests() {
+        return List.copyOf(requests);
+    }
+
+    /** How many streams were cut by the client before they were complete. */
+    public int aborts() {
+        return aborts.get();
+    }
+
+    /** Waits until a client cut a stream; true if one did within {@code timeout}. */
+    public boolean awaitAbort(Duration timeout) throws InterruptedException {
+        return abortSeen.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+
+    private void chatCompletions(Context ctx) throws IOException {
+        String body = ctx.body();
+        JsonNode json;
+        try {
+            json = Json.parse(body);
+        } catch (IOException e) {
+            error(ctx, 400, "invalid JSON: " + e.getMessage(), "invalid_request_error");
+            return;
+        }
+        JsonNode messagesNode = json == null ? null : json.get("messages");
+        if (messagesNode == null || !messagesNode.isArray() || messagesNode.isEmpty()) {
+            error(ctx, 400, "'messages' must be a non-empty array", "invalid_request_error");
+            return;
+        }
+        List<TokenCounter.Message> messages = new ArrayList<>();
+        for (JsonNode message : messagesNode) {
+            String role = Json.text(message, "role");
+            String content = contentText(message.get("content"));
+            if (role == null || content == null) {
+                error(ctx, 400, "each message needs a string 'role' and a string 'content'", "invalid_request_error");
+                return;
+            }
+            messages.add(new TokenCounter.Message(role, content));
+        }
+        String cacheKey = Json.text(json, "prompt_cache_key");
+        int[] prompt = TokenCounter.promptTokens(messages);
+        long cached = cache.lookUpAndStore(cacheKey == null ? "" : cacheKey, prompt);
+        requests.add(new SimRequest(body, json, cacheKey, prompt.length, cached));
+
+        SimReply reply = responder.reply(messages);
+        if (reply.fault() instanceof SimReply.HttpError httpError) {
+            if (httpError.retryAfter() != null) {
+                ctx.header("Retry-After", httpError.retryAfter());
+            }
+            error(ctx, httpError.status(), httpError.message(), "sim_error");
+            return;
+        }
+        long completion = TokenCounter.count(reply.text()) + TokenCounter.count(String.join("", reply.reasoning()));
+        ObjectNode usage = usage(prompt.length, completion, cached);
+        if (!json.path("stream").asBoolean(false)) {
+            ctx.json(completion(reply, usage));
+            return;
+        }
+        boolean includeUsage = json.path("stream_options").path("include_usage").asBoolean(false);
+        stream(ctx, reply, includeUsage ? usage : null);
+    }
+
+    /** Writes the reply as OpenAI's streaming chunks; a client that leaves is counted as an abort. */
+    private void stream(Context ctx, SimReply reply, ObjectNode usage) {
+        ctx.status(200);
+        ctx.res().setContentType("text/event-stream");
+        ctx.res().setHeader("Cache-Control", "no-cache");
+        String id = "chatcmpl-sim-" + ids.incrementAndGet();
+        try {
+            OutputStream out = ctx.res().getOutputStream();
+            send(out, chunk(id, delta -> delta.put("role", "assistant").put("content", ""), null));
+            for (String reasoning : reply.reasoning()) {
+                pause(reply.delay());
+                send(out, chunk(id, delta -> delta.put("reasoning_content", reasoning), null));
+            }
+            int sent = 0;
+            for (String text : reply.chunks()) {
+                if (faultNow(out, reply.fault(), sent)) {
+                    return;
+                }
+                pause(reply.delay());
+                send(out, chunk(id, delta -> delta.put("content", text), null));
+                sent++;
+            }
+            if (faultNow(out, reply.fault(), sent)) {
+                return;
+            }
+            send(out, chunk(id, delta -> { }, "stop"));
+            if (usage != null) {
+                ObjectNode last = Json.object();
+                last.put("id", id).put("object", "chat.completion.chunk").put("model", MODEL);
+                last.putArray("choices");
+                last.set("usage", usage);
+                send(out, Json.write(last));
+            }
+            send(out, "[DONE]");
+        } catch (IOException e) {
+            aborts.incrementAndGet();
+            abortSeen.countDown();
+        }
+    }
+
+    /** Applies a mid-stream fault due after {@code sent} chunks; true when the stream must end here. */
+    private boolean faultNow(OutputStream out, SimReply.Fault fault, int sent) throws IOException {
+        switch (fault) {
+            case SimReply.StreamError error when error.afterChunks() == sent -> {
+                ObjectNode body = Json.object();
+                body.putObject("error").put("message", error.message()).put("type", "sim_error");
+                send(out, Json.write(body));
+                return true;
+            }
+            case SimReply.Truncate truncate when truncate.afterChunks() == sent -> {
+                return true;
+            }
+            case SimReply.Stall stall when stall.afterChunks() == sent -> {
+                // Send only SSE comments (ignored by clients) until the client leaves, so the cut is seen.
+                for (int i = 0; i < 600; i++) {
+                    pause(Duration.ofMillis(100));
+                    out.write(": stalled\n\n".getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                }
+                return true;
+            }
+            case SimReply.Silence silence when silence.afterChunks() == sent -> {
+                pause(silence.duration());
+                return true;
+            }
+            case null, default -> {
+                return false;
+            }
+        }
+    }
+
+    private static void send(OutputStream out, String data) throws IOException {
+        out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    private static String chunk(String id, java.util.function.Consumer<ObjectNode> delta, String finishReason) {
+        ObjectNode chunk = Json.object();
+        chunk.put("id", id).put("object", "chat.completion.chunk").put("model", MODEL);
+        ObjectNode choice = chunk.putArray("choices").addObject();
+        choice.put("index", 0);
+        delta.accept(choice.putObject("delta"));
+        if (finishReason == null) {
+            choice.putNull("finish_reason");
+        } else {
+            choice.put("finish_reason", finishReason);
+        }
+        return Json.write(chunk);
+    }
+
+    private static ObjectNode usage(long prompt, long completion, long cached) {
+        ObjectNode usage = Json.object();
+        usage.put("prompt_tokens", prompt).put("completion_tokens", completion).put("total_tokens", prompt + completion);
+        usage.putObject("prompt_tokens_details").put("cached_tokens", cached);
+        return usage;
+    }
+
+    private ObjectNode completion(SimReply reply, ObjectNode usage) {
+        ObjectNode body = Json.object();
+        body.put("id", "chatcmpl-sim-" + ids.incrementAndGet()).put("object", "chat.completion").put("model", MODEL);
+        ObjectNode choice = body.putArray("choices").addObject();
+        choice.put("index", 0);
+        ObjectNode message = choice.putObject("message").put("role", "assistant").put("content", reply.text());
+        if (!reply.reasoning().isEmpty()) {
+            message.put("reasoning_content", String.join("", reply.reasoning()));
+        }
+        choice.put("finish_reason", "stop");
+        body.set("usage", usage);
+        return body;
+    }
+
+    private static ObjectNode modelList() {
+        ObjectNode list = Json.object().put("object", "list");
+        list.putArray("data").addObject().put("id", MODEL).put("object", "model").put("owned_by", "skillforge-simulation");
+        return list;
+    }
+
+    /** Message content as text: a string, or OpenAI's array of parts with text. */
+    private static String contentText(JsonNode content) {
+        if (content == null) {
+            return null;
+        }
+        if (content.isTextual()) {
+            return content.asText();
+        }
+        if (content.isArray()) {
+            StringBuilder text = new StringBuilder();
+            for (JsonNode part : (ArrayNode) content) {
+                String piece = Json.text(part, "text");
+                if (piece != null) {
+                    text.append(piece);
+                }
+            }
+            return text.toString();
+        }
+        return null;
+    }
+
+    private static void error(Context ctx, int status, String message, String type) {
+        ObjectNode body = Json.object();
+        body.putObject("error").put("message", message).put("type", type);
+        ctx.status(status).contentType("application/json").result(Json.write(body));
+    }
+
+    private static void pause(Duration delay) {
+        if (delay.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(delay);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.skillforge.server.provider.sim;
+
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
+import com.knuddels.jtokkit.api.EncodingType;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Counts tokens the way OpenAI's current models do (o200k_base, via jtokkit). A prompt is tokenised
+ * message by message, so the tokens of a request that extends another one start with exactly the
+ * other one's tokens, as in a real serving stack's prompt cache.
+ */
+public final class TokenCounter {
+
+    private static final Encoding ENCODING = Encodings.newLazyEncodingRegistry().getEncoding(EncodingType.O200K_BASE);
+
+    private TokenCounter() {
+    }
+
+    public record Message(String role, String content) {
+    }
+
+    public static int[] promptTokens(List<Message> messages) {
+        int[][] parts = new int[messages.size()][];
+        int total = 0;
+        for (int i = 0; i < parts.length; i++) {
+            Message message = messages.get(i);
+            parts[i] = encode("<|" + message.role() + "|>\n" + message.content() + "<|end|>\n");
+            total += parts[i].length;
+        }
+        int[] all = new int[total];
+        int at = 0;
+        for (int[] part : parts) {
+            System.arraycopy(part, 0, all, at, part.length);
+            at += part.length;
+        }
+        return all;
+    }
+
+    public static int count(String text) {
+        return ENCODING.countTokensOrdinary(text);
+    }
+
+    static int[] encode(String text) {
+        return ENCODING.encodeOrdinary(text).toArray();
+    }
+
+    /** How many leading tokens two prompts share. */
+    static int commonPrefix(int[] a, int[] b) {
+        int mismatch = Arrays.mismatch(a, b);
+        return mismatch < 0 ? a.length : mismatch;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.skillforge.server;
+
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.server.http.ApiServer;
+import dev.skillforge.server.provider.RetryPolicy;
+import dev.skillforge.server.provider.StreamingHttp;
+import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
+import dev.skillforge.server.provider.sim.SimProviderServer;
+import dev.skillforge.server.provider.sim.SimResponder;
+import dev.skillforge.server.skill.SkillCommands;
+import dev.skillforge.server.skill.SkillStore;
+import dev.skillforge.server.skill.SystemPrompt;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * A real server for tests: the simulated provider on a loopback port, the OpenAI-compatible client
+ * talking to it over HTTP, the skill commands on a temporary folder, and the API on another port.
+ */
+public final class ServerHarness implements AutoCloseable {
+
+    public final SimProviderServer sim;
+    public final SkillStore skills;
+    public final ApiServer api;
+
+    public ServerHarness(Path dataDir, SimResponder responder) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1)));
+    }
+
+    public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry) throws IOException {
+        sim = SimProviderServer.startOnLoopback(responder);
+        skills = new SkillStore(dataDir.resolve("skills"));
+        var provider = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key",
+                SimProviderServer.MODEL, true, new StreamingHttp.Timeouts(providerTimeout, providerTimeout), retry));
+        var loop = new AgentLoop(provider, new SkillCommands(skills), AgentLoop.DEFAULT_MAX_ITERATIONS);
+        api = ApiServer.start("127.0.0.1", 0, loop, SystemPrompt.TEXT,
+                new ApiServer.ProviderInfo("sim", SimProviderServer.MODEL, true));
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + api.port() + path;
+    }
+
+    @Override
+    public void close() {
+        api.close();
+        sim.close();
+    }
+}
