@@ -52,18 +52,19 @@ public final class DemoAgent implements SimResponder {
     }
 
     private static Intent intentOf(String request) {
-        String lower = request.toLowerCase(Locale.ROOT);
+        // Skill names such as make-cold-brew hold verbs too: only the words around them say what is asked.
+        String lower = KEBAB.matcher(request.toLowerCase(Locale.ROOT)).replaceAll(" ");
         if (lower.matches("(?s).*\\b(delete|remove)\\b.*")) {
             return Intent.DELETE;
         }
         if (lower.matches("(?s).*\\b(search|find)\\b.*")) {
             return Intent.SEARCH;
         }
-        if (lower.matches("(?s).*\\b(learn|teach|save|remember|create|forge|make|write)\\b.*")) {
-            return Intent.LEARN;
-        }
         if (lower.matches("(?s).*\\b(show|get|read|open|view)\\b.*")) {
             return Intent.SHOW;
+        }
+        if (lower.matches("(?s).*\\b(learn|teach|save|remember|create|forge|make|write)\\b.*")) {
+            return Intent.LEARN;
         }
         if (lower.matches("(?s).*\\b(skills?|list|have)\\b.*")) {
             return Intent.LIST;
@@ -83,7 +84,7 @@ public final class DemoAgent implements SimResponder {
 
                     - "What skills do I have?"
                     - "Learn how to make cold brew coffee"
-                    - "Show the skill make-cold-brew-coffee"
+                    - "Show the skill cold-brew-coffee"
                     - "Search my skills for coffee\"""";
         };
     }
