@@ -2,13 +2,17 @@ package dev.skillforge.server;
 
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.server.config.Settings;
+import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.http.ApiServer;
+import dev.skillforge.server.http.ConversationRoutes;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.sim.DemoAgent;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.skill.SkillCommands;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
+import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.StoreWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,14 +51,23 @@ public final class Main {
         Settings settings = Settings.fromEnvironment();
         Files.createDirectories(settings.dataDir());
         SkillStore skills = new SkillStore(settings.dataDir().resolve("skills"));
+        JdbcConversationStore store = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
+        StoreWriter writer = new StoreWriter(store);
         ConfiguredProvider provider = ConfiguredProvider.from(settings);
         AgentLoop loop = new AgentLoop(provider.model(), new SkillCommands(skills), settings.maxIterations());
+        ConversationService conversations = new ConversationService(store, writer, loop,
+                new ConversationService.Defaults(SystemPrompt.TEXT, provider.name(), provider.modelName()));
         ApiServer server = ApiServer.start(settings.host(), settings.port(), loop, SystemPrompt.TEXT,
-                new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()));
-        log.info("SkillForge listening on http://{}:{} with provider {} ({}){}", settings.host(), server.port(),
-                provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "");
+                new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()),
+                new ConversationRoutes(conversations, provider.nextRequestMessages()));
+        log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
+                provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
+                store.database().description());
         awaitShutdown(() -> {
             server.close();
+            conversations.close();
+            writer.close();
+            store.close();
             provider.close();
         });
     }

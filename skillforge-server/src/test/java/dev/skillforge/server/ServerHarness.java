@@ -1,15 +1,20 @@
 package dev.skillforge.server;
 
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.http.ApiServer;
+import dev.skillforge.server.http.ConversationRoutes;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
+import dev.skillforge.server.provider.openai.OpenAiChatRequest;
 import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimResponder;
 import dev.skillforge.server.skill.SkillCommands;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
+import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.StoreWriter;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -24,6 +29,9 @@ public final class ServerHarness implements AutoCloseable {
     public final SimProviderServer sim;
     public final SkillStore skills;
     public final ApiServer api;
+    public final JdbcConversationStore store;
+    public final StoreWriter writer;
+    public final ConversationService conversations;
 
     public ServerHarness(Path dataDir, SimResponder responder) throws IOException {
         this(dataDir, responder, Duration.ofSeconds(10), new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1)));
@@ -35,8 +43,13 @@ public final class ServerHarness implements AutoCloseable {
         var provider = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key",
                 SimProviderServer.MODEL, true, new StreamingHttp.Timeouts(providerTimeout, providerTimeout), retry));
         var loop = new AgentLoop(provider, new SkillCommands(skills), AgentLoop.DEFAULT_MAX_ITERATIONS);
+        store = JdbcConversationStore.open(null, null, null, dataDir);
+        writer = new StoreWriter(store);
+        conversations = new ConversationService(store, writer, loop,
+                new ConversationService.Defaults(SystemPrompt.TEXT, "sim", SimProviderServer.MODEL));
         api = ApiServer.start("127.0.0.1", 0, loop, SystemPrompt.TEXT,
-                new ApiServer.ProviderInfo("sim", SimProviderServer.MODEL, true));
+                new ApiServer.ProviderInfo("sim", SimProviderServer.MODEL, true),
+                new ConversationRoutes(conversations, OpenAiChatRequest::messages));
     }
 
     public String url(String path) {
@@ -46,6 +59,9 @@ public final class ServerHarness implements AutoCloseable {
     @Override
     public void close() {
         api.close();
+        conversations.close();
+        writer.close();
+        store.close();
         sim.close();
     }
 }

@@ -2,24 +2,36 @@ package dev.skillforge.core.transcript;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * An append-only conversation transcript: user, assistant and tool entries in the order they
- * happened. There is deliberately no way to edit, remove or reorder an entry.
+ * happened. There is deliberately no way to edit, remove or reorder an entry. An optional listener
+ * sees each appended entry, in order, under the transcript's lock (a store records them from there).
  */
 public final class Transcript {
 
     private final List<Entry> entries = new ArrayList<>();
+    private final Consumer<Entry> onAppend;
 
     public Transcript() {
+        this(List.of());
     }
 
     public Transcript(List<? extends Entry> initial) {
-        initial.forEach(this::append);
+        this(initial, entry -> { });
+    }
+
+    /** A transcript holding {@code initial} (not reported to the listener) that reports every later append. */
+    public Transcript(List<? extends Entry> initial, Consumer<Entry> onAppend) {
+        initial.forEach(entry -> entries.add(Objects.requireNonNull(entry, "entry")));
+        this.onAppend = Objects.requireNonNull(onAppend, "onAppend");
     }
 
     public synchronized void append(Entry entry) {
-        entries.add(java.util.Objects.requireNonNull(entry, "entry"));
+        entries.add(Objects.requireNonNull(entry, "entry"));
+        onAppend.accept(entry);
     }
 
     /** An immutable snapshot of the entries so far. */

@@ -394,6 +394,141 @@ class AgentLoopTest {
         assertThat(transcript.entries().get(2)).isEqualTo(new Entry.Tool("$ rm -rf /\nrefused: rm is not allowed"));
     }
 
+    @Test
+    void providerThrowingRuntimeExceptionAfterTextEmitsProviderFailureErrorAndKeepsTheTranscript() {
+        List<Entry> before = transcript.entries();
+        ModelProvider crashing = (call, listener, cancel) -> {
+            listener.onText("Half an ");
+            listener.onText("answer");
+            throw new IllegalStateException("secret internal detail");
+        };
+
+        AgentEvent last = new AgentLoop(crashing, runner, 10).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+
+        AgentEvent.Error expected = new AgentEvent.Error(0,
+                "The model provider failed unexpectedly (IllegalStateException)", "provider_failure");
+        assertThat(events).containsExactly(
+                new AgentEvent.Text(0, "Half an "),
+                new AgentEvent.Text(0, "answer"),
+                expected);
+        assertThat(last).isEqualTo(expected);
+        assertThat(expected.message()).doesNotContain("secret internal detail");
+        assertThat(transcript.entries()).isEqualTo(before)
+                .containsExactly(new Entry.User("What skills do I have?"));
+        assertThat(runner.ran).isEmpty();
+    }
+
+    @Test
+    void providerThrowingRuntimeExceptionInALaterIterationKeepsTheEarlierIterations() {
+        int[] calls = {0};
+        ModelProvider crashingSecond = (call, listener, cancel) -> {
+            if (calls[0]++ == 0) {
+                listener.onText("<shell>skill list</shell>");
+                return new ModelReply(null, new Usage(10L, 2L, 0L));
+            }
+            listener.onText("Partial");
+            throw new NullPointerException();
+        };
+
+        AgentEvent last = new AgentLoop(crashingSecond, runner, 10).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+
+        assertThat(last).isEqualTo(new AgentEvent.Error(1,
+                "The model provider failed unexpectedly (NullPointerException)", "provider_failure"));
+        assertThat(events.getLast()).isEqualTo(last);
+        assertThat(types()).containsExactly(
+                "text", "tool-call", "raw-content", "usage", "tool-start", "tool-result", "tool-output", "iteration-end",
+                "text", "error");
+        assertThat(transcript.entries()).containsExactly(
+                new Entry.User("What skills do I have?"),
+                new Entry.Assistant("<shell>skill list</shell>"),
+                new Entry.Tool("$ skill list\nresult of cmd-0-0"));
+        assertThat(of(AgentEvent.Done.class)).isEmpty();
+    }
+
+    @Test
+    void providerErrorAfterACompleteShellTagClosesTheAnnouncedCommandAsNotRunBeforeTheError() {
+        provider.script(reply("Checking <shell>skill list</shell>", " then <shell>skill get")
+                .failing("provider_stream_error", "The provider reported an error mid-stream: quota"));
+
+        AgentEvent last = run(10);
+
+        assertThat(events).containsExactly(
+                new AgentEvent.Text(0, "Checking <shell>skill list</shell>"),
+                new AgentEvent.ToolCall(0, "cmd-0-0", "skill list"),
+                new AgentEvent.Text(0, " then <shell>skill get"),
+                new AgentEvent.ToolResult(0, "cmd-0-0", "skill list", "[not run: the model call failed]", 130),
+                new AgentEvent.Error(0, "The provider reported an error mid-stream: quota", "provider_stream_error"));
+        assertThat(AgentLoop.NOT_RUN_AFTER_FAILURE).isEqualTo("[not run: the model call failed]");
+        assertThat(last).isEqualTo(events.getLast());
+        assertThat(runner.ran).isEmpty();
+        assertThat(of(AgentEvent.ToolStart.class)).isEmpty();
+        assertThat(of(AgentEvent.ToolOutput.class)).isEmpty();
+        assertThat(transcript.entries()).containsExactly(new Entry.User("What skills do I have?"));
+    }
+
+    @Test
+    void runtimeFailureAfterTwoCompleteShellTagsClosesBothInOrderBeforeTheError() {
+        ModelProvider crashing = (call, listener, cancel) -> {
+            listener.onText("<shell>ls</shell><shell>ls</shell>");
+            throw new IllegalArgumentException("boom");
+        };
+
+        new AgentLoop(crashing, runner, 10).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+
+        assertThat(events).containsExactly(
+                new AgentEvent.Text(0, "<shell>ls</shell><shell>ls</shell>"),
+                new AgentEvent.ToolCall(0, "cmd-0-0", "ls"),
+                new AgentEvent.ToolCall(0, "cmd-0-1", "ls"),
+                new AgentEvent.ToolResult(0, "cmd-0-0", "ls", "[not run: the model call failed]", 130),
+                new AgentEvent.ToolResult(0, "cmd-0-1", "ls", "[not run: the model call failed]", 130),
+                new AgentEvent.Error(0, "The model provider failed unexpectedly (IllegalArgumentException)", "provider_failure"));
+        assertThat(runner.ran).isEmpty();
+        assertThat(transcript.entries()).containsExactly(new Entry.User("What skills do I have?"));
+    }
+
+    @Test
+    void cancelDuringStreamingEmitsIterationEndWithoutMoreCommandsRightBeforeDoneCancelled() {
+        provider.script(reply("Checking <shell>skill list</shell> and more")
+                .cancellingAfterText()
+                .failing("cancelled", "the run was stopped"));
+
+        AgentEvent last = run(10);
+
+        assertThat(types()).containsExactly(
+                "text", "tool-call", "raw-content", "tool-result", "tool-output", "iteration-end", "done");
+        assertThat(events.subList(events.size() - 2, events.size())).containsExactly(
+                new AgentEvent.IterationEnd(0, false),
+                new AgentEvent.Done(0, StopReason.CANCELLED, 1, 0, Usage.UNKNOWN));
+        assertThat(of(AgentEvent.IterationEnd.class)).containsExactly(new AgentEvent.IterationEnd(0, false));
+        assertThat(last).isEqualTo(events.getLast());
+    }
+
+    @Test
+    void cancelDuringStreamingBeforeAnyTextStillEmitsIterationEndThenDone() {
+        provider.script(reply().reasoning("thinking").cancellingAfterText().failing("cancelled", "the run was stopped"));
+
+        run(10);
+
+        assertThat(events).containsExactly(
+                new AgentEvent.Reasoning(0, "thinking"),
+                new AgentEvent.IterationEnd(0, false),
+                new AgentEvent.Done(0, StopReason.CANCELLED, 1, 0, Usage.UNKNOWN));
+    }
+
+    @Test
+    void cancelDuringStreamingOfTheSecondIterationEndsThatIterationBeforeDone() {
+        provider.script(reply("<shell>skill list</shell>"));
+        provider.script(reply("Partial answ").cancellingAfterText().failing("cancelled", "the run was stopped"));
+
+        run(10);
+
+        assertThat(of(AgentEvent.IterationEnd.class)).containsExactly(
+                new AgentEvent.IterationEnd(0, true), new AgentEvent.IterationEnd(1, false));
+        assertThat(events.subList(events.size() - 2, events.size())).containsExactly(
+                new AgentEvent.IterationEnd(1, false),
+                new AgentEvent.Done(1, StopReason.CANCELLED, 2, 1, Usage.UNKNOWN));
+    }
+
     // ---------------------------------------------------------------- usage
 
     @Test

@@ -13,9 +13,12 @@ import java.util.Map;
  * @param provider   {@code sim} (the default when no key is configured) or {@code openai}
  * @param baseUrl    the provider's base URL, or {@code null} for the provider's default
  * @param apiKey     the provider key, or {@code null}; never logged
+ * @param dbUrl      a JDBC URL ({@code jdbc:postgresql://…}), or {@code null} for the embedded SQLite file under the data folder
+ * @param dbPassword the database password, or {@code null}; never logged
  */
 public record Settings(String host, int port, Path dataDir, int maxIterations, String provider, String model,
-                       String apiKey, String baseUrl, Duration providerTimeout) {
+                       String apiKey, String baseUrl, Duration providerTimeout,
+                       String dbUrl, String dbUser, String dbPassword) {
 
     public static final int DEFAULT_PORT = 8080;
 
@@ -43,7 +46,19 @@ public record Settings(String host, int port, Path dataDir, int maxIterations, S
                 blankToNull(env.get("FORGE_MODEL")),
                 apiKey,
                 baseUrl,
-                Duration.ofSeconds(integer(env, "FORGE_PROVIDER_TIMEOUT_SECONDS", 120, 1, 3600)));
+                Duration.ofSeconds(integer(env, "FORGE_PROVIDER_TIMEOUT_SECONDS", 120, 1, 3600)),
+                dbUrl(env),
+                blankToNull(env.get("FORGE_DB_USER")),
+                blankToNull(env.get("FORGE_DB_PASSWORD")));
+    }
+
+    private static String dbUrl(Map<String, String> env) {
+        String url = blankToNull(env.get("FORGE_DB_URL"));
+        if (url != null && !url.startsWith("jdbc:postgresql:") && !url.startsWith("jdbc:sqlite:")) {
+            throw new IllegalArgumentException("FORGE_DB_URL must be a jdbc:postgresql:// URL (or jdbc:sqlite:FILE), was "
+                    + url.replaceAll("password=[^&]*", "password=…"));
+        }
+        return url;
     }
 
     private static int integer(Map<String, String> env, String name, int fallback, int min, int max) {
@@ -71,6 +86,7 @@ public record Settings(String host, int port, Path dataDir, int maxIterations, S
     public String toString() {
         return "Settings[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", maxIterations=" + maxIterations
                 + ", provider=" + provider + ", model=" + model + ", apiKey=" + (apiKey == null ? "none" : "(set)")
-                + ", baseUrl=" + baseUrl + ", providerTimeout=" + providerTimeout + "]";
+                + ", baseUrl=" + baseUrl + ", providerTimeout=" + providerTimeout
+                + ", db=" + (dbUrl == null ? "embedded" : dbUrl.replaceAll("password=[^&]*", "password=…")) + "]";
     }
 }

@@ -12,11 +12,42 @@ import java.util.List;
  * message. Assistant and tool contents must be sent back exactly as the {@code raw-content} and
  * {@code tool-output} events gave them, or provider caches miss.
  */
-public record AgentRequest(List<Entry> messages) {
+public record AgentRequest(List<Entry> messages, String conversationId) {
 
     public static final int MAX_MESSAGES = 10_000;
 
+    /** The new message: the last one. */
+    public String newMessage() {
+        return messages.getLast().content();
+    }
+
+    /**
+     * Reads the body. With {@code "conversationId"} (the seeds' {@code continuation_id}) the server
+     * holds the history: {@code messages} may then hold just the new user message, or
+     * {@code "content"} may carry it.
+     */
     public static AgentRequest from(JsonNode body) {
+        JsonNode conversationId = body.get("conversationId");
+        if (conversationId != null && !conversationId.isNull()) {
+            if (!conversationId.isTextual()) {
+                throw ApiException.badRequest("invalid_request", "'conversationId' must be a string, not " + kind(conversationId));
+            }
+            JsonNode content = body.get("content");
+            if (content != null) {
+                if (!content.isTextual()) {
+                    throw ApiException.badRequest("invalid_request", "'content' must be a string, not " + kind(content));
+                }
+                if (content.asText().isBlank()) {
+                    throw ApiException.badRequest("invalid_request", "The message is empty");
+                }
+                return new AgentRequest(List.of(new Entry.User(content.asText())), conversationId.asText());
+            }
+            return new AgentRequest(messages(body).messages(), conversationId.asText());
+        }
+        return messages(body);
+    }
+
+    private static AgentRequest messages(JsonNode body) {
         JsonNode messages = body.get("messages");
         if (messages == null) {
             throw ApiException.badRequest("invalid_request", "'messages' is missing: send {\"messages\":[{\"role\":\"user\",\"content\":\"…\"}]}");
@@ -40,7 +71,7 @@ public record AgentRequest(List<Entry> messages) {
         if (last.content().isBlank()) {
             throw ApiException.badRequest("invalid_request", "The last message is empty");
         }
-        return new AgentRequest(List.copyOf(entries));
+        return new AgentRequest(List.copyOf(entries), null);
     }
 
     private static Entry entry(JsonNode message, int index) {

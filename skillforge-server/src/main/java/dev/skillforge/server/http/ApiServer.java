@@ -2,10 +2,11 @@ package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.AgentLoop;
-import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.Transcript;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.run.AgentRun;
+import dev.skillforge.server.run.RunEventLog;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import org.slf4j.Logger;
@@ -16,6 +17,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The HTTP API: {@code POST /api/agent} (a turn, answered as Server-Sent Events) and
@@ -40,14 +42,18 @@ public final class ApiServer implements AutoCloseable {
     private final ProviderInfo provider;
     private final Javalin app;
 
-    private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider) {
+    private final ConversationRoutes conversations;
+
+    private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider, ConversationRoutes conversations) {
         this.loop = loop;
+        this.conversations = conversations;
         this.systemPrompt = systemPrompt;
         this.provider = provider;
         this.app = Servers.start(host, port, config -> {
             config.http.prefer405over404 = true;
             config.routes.get("/healthz", this::health);
             config.routes.post("/api/agent", this::agent);
+            conversations.register(config);
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
@@ -62,8 +68,9 @@ public final class ApiServer implements AutoCloseable {
         });
     }
 
-    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider) {
-        return new ApiServer(host, port, loop, systemPrompt, provider);
+    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
+                                  ConversationRoutes conversations) {
+        return new ApiServer(host, port, loop, systemPrompt, provider, conversations);
     }
 
     public int port() {
@@ -76,12 +83,22 @@ public final class ApiServer implements AutoCloseable {
         ctx.contentType("application/json").result(Json.write(body));
     }
 
+    /**
+     * A stateless turn lives as long as its client: if the client leaves, the run is stopped. With a
+     * {@code conversationId} the turn is the conversation's, and belongs to the server.
+     */
     private void agent(Context ctx) throws Exception {
         AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req().getInputStream(), MAX_AGENT_BODY_BYTES));
-        Transcript transcript = new Transcript(request.messages());
-        Cancellation cancellation = new Cancellation();
-        try (SseStream stream = new SseStream(ctx.res(), cancellation)) {
-            loop.run(transcript, systemPrompt, cacheKey(request.messages()), stream, cancellation);
+        if (request.conversationId() != null) {
+            conversations.streamTurn(ctx, request.conversationId(), request.newMessage());
+            return;
+        }
+        SseWriter out = new SseWriter(ctx.res());
+        AtomicLong ids = new AtomicLong();
+        AgentRun run = AgentRun.start(loop, new Transcript(request.messages()), systemPrompt, cacheKey(request.messages()),
+                new RunEventLog(ids::incrementAndGet), event -> { }, last -> { });
+        if (!out.follow(run.events(), 0)) {
+            run.cancel("the client disconnected");
         }
     }
 

@@ -2,8 +2,8 @@ package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.AgentEvent;
-import dev.skillforge.core.agent.Usage;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.json.UsageJson;
 
 /**
  * The wire form of an event: one JSON object with {@code type} and {@code iteration} first, then the
@@ -28,26 +28,14 @@ public final class EventJson {
             case AgentEvent.RawContent e -> json.put("rawContent", e.rawContent());
             case AgentEvent.ToolOutput e -> json.put("toolOutput", e.toolOutput());
             case AgentEvent.Source e -> json.put("url", e.url()).put("title", e.title());
-            case AgentEvent.UsageReport e -> usage(json, e.usage());
+            case AgentEvent.UsageReport e -> UsageJson.put(json, e.usage());
             case AgentEvent.IterationEnd e -> json.put("hasMoreCommands", e.hasMoreCommands());
             case AgentEvent.Done e -> {
                 json.put("stopReason", e.stopReason().wireName()).put("iterations", e.iterations()).put("commands", e.commands());
-                usage(json, e.totals());
+                UsageJson.put(json, e.totals());
             }
             case AgentEvent.Error e -> json.put("message", e.message()).put("code", e.code());
         }
         return Json.write(json);
-    }
-
-    private static void usage(ObjectNode json, Usage usage) {
-        if (usage.inputTokens() != null) {
-            json.put("inputTokens", usage.inputTokens());
-        }
-        if (usage.outputTokens() != null) {
-            json.put("outputTokens", usage.outputTokens());
-        }
-        if (usage.cacheReadTokens() != null) {
-            json.put("cacheReadTokens", usage.cacheReadTokens());
-        }
     }
 }

@@ -17,7 +17,17 @@ public final class RequestBodies {
     private RequestBodies() {
     }
 
+    /** Like {@link #readJsonObject} but an empty body reads as an empty object. */
+    public static JsonNode readJsonObjectOrEmpty(InputStream in, int maxBytes) {
+        byte[] bytes = readLimited(in, maxBytes);
+        return bytes.length == 0 ? Json.object() : parseObject(bytes);
+    }
+
     public static JsonNode readJsonObject(InputStream in, int maxBytes) {
+        return parseObject(readLimited(in, maxBytes));
+    }
+
+    private static byte[] readLimited(InputStream in, int maxBytes) {
         byte[] bytes;
         try {
             bytes = in.readNBytes(maxBytes + 1);
@@ -27,6 +37,10 @@ public final class RequestBodies {
         if (bytes.length > maxBytes) {
             throw new ApiException(413, "body_too_large", "The request body is over the limit of " + maxBytes + " bytes");
         }
+        return bytes;
+    }
+
+    private static JsonNode parseObject(byte[] bytes) {
         String text;
         try {
             text = StandardCharsets.UTF_8.newDecoder()

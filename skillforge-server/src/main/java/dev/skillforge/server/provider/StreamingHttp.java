@@ -12,7 +12,9 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
@@ -52,12 +54,13 @@ public final class StreamingHttp {
         CompletableFuture<HttpResponse<Void>> exchange = CLIENT.sendAsync(request, response::onHeaders);
         exchange.whenComplete((ignored, failure) -> {
             if (failure != null) {
+                response.headers.completeExceptionally(failure); // a failed connection ends the wait for headers at once
                 response.lines.add(new Failure(failure));
             }
         });
         AutoCloseable abort = cancellation.onCancel(() -> {
+            response.abort(); // first: a reader woken by the cancelled exchange must see a stop, not a broken connection
             exchange.cancel(true);
-            response.abort();
         });
         response.abortRegistration = abort;
         try {
@@ -74,6 +77,9 @@ public final class StreamingHttp {
         } catch (ExecutionException e) {
             response.close();
             throw connectionFailure(e.getCause(), cancellation);
+        } catch (CancellationException e) {
+            response.close();
+            throw connectionFailure(e, cancellation);
         } finally {
             if (response.info == null) {
                 exchange.cancel(true);
@@ -82,6 +88,9 @@ public final class StreamingHttp {
     }
 
     private static ProviderException connectionFailure(Throwable cause, Cancellation cancellation) {
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
         if (cancellation.isCancelled()) {
             return new ProviderException("cancelled", "the run was stopped");
         }
@@ -183,6 +192,7 @@ public final class StreamingHttp {
         /** Aborts the exchange: the connection is closed and a waiting reader wakes up. */
         void abort() {
             aborted = true;
+            headers.completeExceptionally(new CancellationException("aborted"));
             Flow.Subscription s = subscription;
             if (s != null) {
                 s.cancel();

@@ -93,7 +93,7 @@ public final class OpenAiStreamParser {
             if (cached == null && hasTimings) {
                 cached = Json.number(timings, "cache_n");
             }
-            usage = new Usage(Json.number(reported, "prompt_tokens"), Json.number(reported, "completion_tokens"), cached);
+            usage = new Usage(Json.number(reported, "prompt_tokens"), outputTokens(reported), cached);
         } else if (hasTimings) {
             // llama.cpp without a usage object: prompt_n counts only the tokens it had to process.
             Long cacheN = Json.number(timings, "cache_n");
@@ -101,6 +101,21 @@ public final class OpenAiStreamParser {
             Long prompt = cacheN != null && promptN != null ? cacheN + promptN : null;
             usage = new Usage(prompt, Json.number(timings, "predicted_n"), cacheN);
         }
+    }
+
+    /**
+     * Completion tokens with reasoning included. OpenAI counts reasoning inside
+     * {@code completion_tokens}; xAI leaves it out but counts it in {@code total_tokens}, so the
+     * larger of the two readings is the one that includes it.
+     */
+    private static Long outputTokens(JsonNode reported) {
+        Long completion = Json.number(reported, "completion_tokens");
+        Long total = Json.number(reported, "total_tokens");
+        Long prompt = Json.number(reported, "prompt_tokens");
+        if (completion == null || total == null || prompt == null) {
+            return completion;
+        }
+        return Math.max(completion, total - prompt);
     }
 
     public boolean sawDone() {

@@ -1,0 +1,32 @@
+package dev.skillforge.server.conversation;
+
+/** A conversation request that cannot be served; {@link Kind} says why, in terms an API maps to a status. */
+public final class ConversationException extends RuntimeException {
+
+    public enum Kind {
+        /** No conversation with this id (or the id is malformed: both look the same from outside). */
+        NOT_FOUND,
+        /** A turn of this conversation is running here or on another instance. */
+        BUSY,
+        /** The request itself is wrong. */
+        INVALID,
+        /** The database is needed for this and cannot be reached. */
+        UNAVAILABLE
+    }
+
+    private final Kind kind;
+
+    public ConversationException(Kind kind, String message) {
+        super(message, null, false, false);
+        this.kind = kind;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    static ConversationException notFound(String id) {
+        String shown = id.length() > 64 ? id.substring(0, 64) + "…" : id;
+        return new ConversationException(Kind.NOT_FOUND, "No conversation with id " + shown);
+    }
+}

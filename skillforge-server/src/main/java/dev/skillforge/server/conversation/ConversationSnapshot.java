@@ -1,0 +1,118 @@
+package dev.skillforge.server.conversation;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.shell.ShellCommand;
+import dev.skillforge.core.shell.ShellTagScanner;
+import dev.skillforge.server.json.Json;
+import dev.skillforge.server.store.ConversationRecord;
+import dev.skillforge.server.store.StoredEntry;
+import dev.skillforge.server.store.TurnRecord;
+
+import java.util.List;
+
+/**
+ * A conversation at one moment: its record, its entries exactly as stored, its turns, and the live
+ * summary of a running turn. {@link #toJson()} is what {@code GET /api/conversations/{id}} answers:
+ * the entries verbatim, and a turn view for the page (each turn with its iterations: raw content,
+ * commands with ids, status and results, tool output, usage).
+ */
+public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns,
+                                   boolean running, JsonNode runningSummary) {
+
+    static ConversationSnapshot of(HotConversation conversation) {
+        return new ConversationSnapshot(conversation.record, List.copyOf(conversation.stored), List.copyOf(conversation.turns),
+                conversation.isRunning(), conversation.runningRecorder == null ? null : conversation.runningRecorder.summary());
+    }
+
+    static ConversationSnapshot of(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns, boolean running) {
+        return new ConversationSnapshot(record, entries, turns, running, null);
+    }
+
+    public ObjectNode summaryJson() {
+        return summaryJson(record, running);
+    }
+
+    /** What a conversation list shows of one conversation. */
+    public static ObjectNode summaryJson(ConversationRecord record, boolean running) {
+        ObjectNode json = Json.object();
+        json.put("id", record.id()).put("title", record.title()).put("provider", record.provider()).put("model", record.model())
+                .put("createdAt", record.createdAtMillis()).put("updatedAt", record.updatedAtMillis()).put("running", running);
+        return json;
+    }
+
+    public ObjectNode toJson() {
+        ObjectNode json = summaryJson();
+        ArrayNode entryList = json.putArray("entries");
+        for (StoredEntry entry : entries) {
+            ObjectNode node = entryList.addObject();
+            node.put("seq", entry.seq()).put("turn", entry.turn()).put("role", entry.kind()).put("content", entry.content());
+            if (entry.replayFormat() != null) {
+                node.putObject("replay").put("format", entry.replayFormat()).put("data", entry.replayData());
+            }
+        }
+        ArrayNode turnList = json.putArray("turns");
+        for (TurnRecord turn : turns) {
+            turnList.add(turnView(turn));
+        }
+        return json;
+    }
+
+    private ObjectNode turnView(TurnRecord turn) {
+        JsonNode summary = TurnRecord.RUNNING.equals(turn.status()) && runningSummary != null ? runningSummary : parse(turn.summaryJson());
+        ObjectNode view = Json.object();
+        view.put("turn", turn.turn()).put("status", turn.status()).put("startedAt", turn.startedAtMillis());
+        if (turn.endedAtMillis() != null) {
+            view.put("endedAt", turn.endedAtMillis());
+        }
+        List<StoredEntry> ofTurn = entries.stream().filter(e -> e.turn() == turn.turn()).toList();
+        ofTurn.stream().filter(e -> e.kind().equals("user")).findFirst().ifPresent(e -> view.put("userMessage", e.content()));
+        ArrayNode iterations = view.putArray("iterations");
+        ObjectNode current = null;
+        for (StoredEntry entry : ofTurn) {
+            if (entry.kind().equals("assistant")) {
+                int index = iterations.size();
+                current = iterations.addObject().put("iteration", index).put("rawContent", entry.content());
+                JsonNode meta = summary.path("perIteration").path(index);
+                current.set("commands", meta.has("commands") ? meta.get("commands").deepCopy() : commandsIn(entry.content(), index));
+                if (meta.has("usage")) {
+                    current.set("usage", meta.get("usage").deepCopy());
+                }
+                if (meta.has("sources")) {
+                    current.set("sources", meta.get("sources").deepCopy());
+                }
+            } else if (entry.kind().equals("tool") && current != null) {
+                current.put("toolOutput", entry.content());
+            }
+        }
+        for (String field : List.of("usage", "stopReason", "error")) {
+            if (summary.has(field)) {
+                view.set(field, summary.get(field).deepCopy());
+            }
+        }
+        return view;
+    }
+
+    /** For a turn cut off before its summary was written: the commands, from the stored text, status unknown. */
+    private static ArrayNode commandsIn(String rawContent, int iteration) {
+        ArrayNode commands = Json.MAPPER.createArrayNode();
+        List<String> found = new ShellTagScanner().feed(rawContent);
+        for (int i = 0; i < found.size(); i++) {
+            commands.addObject().put("commandId", ShellCommand.idFor(iteration, i)).put("command", found.get(i)).put("status", "unknown");
+        }
+        return commands;
+    }
+
+    private static JsonNode parse(String json) {
+        if (json == null) {
+            return Json.object();
+        }
+        try {
+            return Json.parse(json);
+        } catch (JsonProcessingException e) {
+            return Json.object();
+        }
+    }
+}

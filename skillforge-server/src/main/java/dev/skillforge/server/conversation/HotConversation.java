@@ -1,0 +1,84 @@
+package dev.skillforge.server.conversation;
+
+import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.core.transcript.ProviderReplay;
+import dev.skillforge.core.transcript.Transcript;
+import dev.skillforge.server.run.AgentRun;
+import dev.skillforge.server.store.ConversationRecord;
+import dev.skillforge.server.store.StoredEntry;
+import dev.skillforge.server.store.TurnRecord;
+import dev.skillforge.server.store.Write;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A conversation held in memory by the instance that holds its lease: turns on it are served from
+ * here without a database round trip, and every change goes to the background writer in order.
+ * Guarded by its own monitor.
+ */
+final class HotConversation {
+
+    final String id;
+    final Transcript transcript;
+    final List<TurnRecord> turns;
+    /** The entries as stored (sharing their strings with the transcript), for the turn view. */
+    final List<StoredEntry> stored;
+    /** Event ids keep growing across the conversation's turns, so {@code Last-Event-ID} is unambiguous. */
+    final AtomicLong eventIds = new AtomicLong();
+    private final Consumer<Write> writes;
+    ConversationRecord record;
+    int nextSeq;
+    int currentTurn;
+    AgentRun running;
+    TurnRecorder runningRecorder;
+    AgentRun lastRun;
+    /** Until when the lease is known to be ours (renewed in the background). */
+    volatile long leaseConfirmedUntilMillis;
+    /** Set when the lease is given up: no new turn may start here. */
+    boolean released;
+
+    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, Consumer<Write> writes) {
+        this.id = record.id();
+        this.record = record;
+        this.writes = writes;
+        this.turns = new ArrayList<>(turns);
+        this.stored = new ArrayList<>(stored);
+        this.nextSeq = stored.size();
+        this.currentTurn = turns.isEmpty() ? -1 : turns.getLast().turn();
+        this.transcript = new Transcript(stored.stream().map(HotConversation::entryOf).toList(), this::recordAppend);
+    }
+
+    boolean isRunning() {
+        return running != null;
+    }
+
+    /** Called by the transcript under its lock, in append order: the entry gets the next sequence number. */
+    private void recordAppend(Entry entry) {
+        ProviderReplay replay = entry instanceof Entry.Assistant assistant ? assistant.replay() : null;
+        StoredEntry appended = new StoredEntry(id, nextSeq++, currentTurn, kindOf(entry), entry.content(),
+                replay == null ? null : replay.format(), replay == null ? null : replay.data(), System.currentTimeMillis());
+        stored.add(appended);
+        writes.accept(new Write.AppendEntry(appended));
+    }
+
+    static String kindOf(Entry entry) {
+        return switch (entry) {
+            case Entry.User u -> "user";
+            case Entry.Assistant a -> "assistant";
+            case Entry.Tool t -> "tool";
+        };
+    }
+
+    static Entry entryOf(StoredEntry stored) {
+        return switch (stored.kind()) {
+            case "user" -> new Entry.User(stored.content());
+            case "tool" -> new Entry.Tool(stored.content());
+            case "assistant" -> new Entry.Assistant(stored.content(),
+                    stored.replayFormat() == null ? null : new ProviderReplay(stored.replayFormat(), stored.replayData()));
+            default -> throw new IllegalStateException("unknown entry kind in the store: " + stored.kind());
+        };
+    }
+}

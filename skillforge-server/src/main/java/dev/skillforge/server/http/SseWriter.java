@@ -1,0 +1,75 @@
+package dev.skillforge.server.http;
+
+import dev.skillforge.server.run.RunEventLog;
+import jakarta.servlet.http.HttpServletResponse;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Streams a run's events to one client as Server-Sent Events: {@code id: N} and {@code data: {json}}
+ * per event, a {@code : ping} comment when nothing happened for {@value #PING_MILLIS} ms.
+ *
+ * <p>A client that left is noticed only when a write fails; the pings make sure one happens while
+ * the run is quiet (waiting on the provider or a command), so a departure is seen within about two
+ * ping intervals.
+ */
+public final class SseWriter {
+
+    static final long PING_MILLIS = 250;
+    private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.UTF_8);
+
+    private final OutputStream out;
+
+    public SseWriter(HttpServletResponse response) throws IOException {
+        response.setStatus(200);
+        response.setContentType("text/event-stream;charset=utf-8");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("X-Accel-Buffering", "no");
+        this.out = response.getOutputStream();
+        out.flush(); // the headers go out now: the client knows the run started
+    }
+
+    /**
+     * Sends the events of {@code log} after {@code afterId} as they come, until the run's last
+     * event is sent.
+     *
+     * @return true when everything was sent, false when the client went away
+     */
+    public boolean follow(RunEventLog log, long afterId) throws InterruptedException {
+        long last = afterId;
+        while (true) {
+            List<RunEventLog.Frame> frames = log.framesAfter(last, Duration.ofMillis(PING_MILLIS));
+            if (frames.isEmpty()) {
+                if (log.finished()) {
+                    return true;
+                }
+                if (!write(PING)) {
+                    return false;
+                }
+                continue;
+            }
+            StringBuilder batch = new StringBuilder();
+            for (RunEventLog.Frame frame : frames) {
+                batch.append("id: ").append(frame.id()).append("\ndata: ").append(EventJson.write(frame.event())).append("\n\n");
+                last = frame.id();
+            }
+            if (!write(batch.toString().getBytes(StandardCharsets.UTF_8))) {
+                return false;
+            }
+        }
+    }
+
+    private boolean write(byte[] bytes) {
+        try {
+            out.write(bytes);
+            out.flush();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.skillforge.server.store;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Durable conversations: one contract, two implementations tested by one conformance suite (the
+ * embedded SQLite file by default, PostgreSQL for real deployments). Calls are synchronous and may
+ * take a database round trip: the server makes them from its background writer and when it loads
+ * a conversation that is not in memory, never on the path of a turn on a hot conversation.
+ *
+ * <p>Append-only: entries are inserted once and never updated, deleted or re-inserted (only a
+ * whole conversation can be deleted). Every method fails with {@link StoreException} when the
+ * database cannot be reached or refuses.
+ */
+public interface ConversationStore extends AutoCloseable {
+
+    /**
+     * Applies the writes in order in one transaction: all or none. Idempotent, so the writer can
+     * retry a batch whose commit it did not see confirmed.
+     */
+    void apply(List<Write> batch);
+
+    Optional<ConversationRecord> conversation(String id);
+
+    /** Conversations, most recently updated first (ties by id), skipping {@code offset}. */
+    List<ConversationRecord> conversations(int limit, int offset);
+
+    /** How many conversations there are. */
+    long count();
+
+    /** The entries of a conversation in {@code seq} order. */
+    List<StoredEntry> entries(String conversationId);
+
+    /** The turns of a conversation in turn order. */
+    List<TurnRecord> turns(String conversationId);
+
+    /**
+     * Takes the lease of a conversation for {@code owner} until {@code now + ttl}, if nobody else
+     * holds a lease that is still valid at {@code now}; otherwise records that {@code owner} asks
+     * for it and says who holds it.
+     */
+    Lease acquireLease(String conversationId, String owner, long nowMillis, long ttlMillis);
+
+    /**
+     * Extends the leases {@code owner} still holds among {@code conversationIds} to
+     * {@code now + ttl}.
+     *
+     * @return the conversations among them that {@code owner} still holds, each with whether
+     *         another instance asked for it
+     */
+    Renewal renewLeases(String owner, Set<String> conversationIds, long nowMillis, long ttlMillis);
+
+    /** Gives the lease up (if {@code owner} holds it). */
+    void releaseLease(String conversationId, String owner);
+
+    record Renewal(Set<String> held, Set<String> requested) {
+    }
+
+    @Override
+    void close();
+}

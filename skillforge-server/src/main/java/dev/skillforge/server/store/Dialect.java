@@ -1,0 +1,148 @@
+package dev.skillforge.server.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The databases the store runs on, and the few things that differ between them. Everything else
+ * (the schema, upserts with {@code ON CONFLICT}, {@code LIMIT/OFFSET}) is the same SQL on both.
+ */
+public enum Dialect {
+
+    /** The embedded default: one file, one writer at a time. */
+    SQLITE("SQLite") {
+        @Override
+        void begin(Connection connection) throws SQLException {
+            // BEGIN IMMEDIATE takes the write lock up front. A deferred transaction that reads and
+            // then writes fails at once with SQLITE_BUSY_SNAPSHOT when another connection wrote in
+            // between, and the busy timeout does not help it; an immediate one waits its turn.
+            // Issued as plain statements on an auto-commit connection, because the driver's own
+            // transaction handling starts the next transaction right after each commit.
+            execute(connection, "BEGIN IMMEDIATE");
+        }
+
+        @Override
+        void commit(Connection connection) throws SQLException {
+            execute(connection, "COMMIT");
+        }
+
+        @Override
+        void rollback(Connection connection) throws SQLException {
+            if (!connection.isClosed()) {
+                execute(connection, "ROLLBACK");
+            }
+        }
+
+        @Override
+        String lockForUpdate() {
+            return ""; // BEGIN IMMEDIATE already holds the only write lock
+        }
+
+        @Override
+        String lockAgainstDelete() {
+            return "";
+        }
+
+        @Override
+        String inCodePointOrder(String column) {
+            return column; // SQLite's default collation, BINARY, compares UTF-8 bytes
+        }
+
+        @Override
+        boolean isRejection(SQLException e) {
+            // Primary result codes (the driver reports them as the error code): a constraint
+            // failed, a value is too big, a datatype mismatch.
+            int code = e.getErrorCode() & 0xff;
+            return code == 19 || code == 18 || code == 20;
+        }
+    },
+
+    /** For real deployments, and for several server instances sharing conversations. */
+    POSTGRESQL("PostgreSQL") {
+        @Override
+        void begin(Connection connection) throws SQLException {
+            connection.setAutoCommit(false);
+        }
+
+        @Override
+        void commit(Connection connection) throws SQLException {
+            connection.commit();
+            connection.setAutoCommit(true);
+        }
+
+        @Override
+        void rollback(Connection connection) throws SQLException {
+            if (!connection.isClosed()) {
+                connection.rollback();
+                connection.setAutoCommit(true);
+            }
+        }
+
+        @Override
+        String lockForUpdate() {
+            return " FOR UPDATE";
+        }
+
+        @Override
+        String lockAgainstDelete() {
+            // Keeps the conversation from being deleted by another instance between the check that
+            // it exists and the insert of its entries, without blocking other appends.
+            return " FOR KEY SHARE";
+        }
+
+        @Override
+        String inCodePointOrder(String column) {
+            // The database's default collation follows its locale; "C" compares bytes, as SQLite does.
+            return column + " COLLATE \"C\"";
+        }
+
+        @Override
+        boolean isRejection(SQLException e) {
+            // SQLSTATE class 22 (data exception) and 23 (integrity constraint violation).
+            String state = e.getSQLState();
+            return state != null && (state.startsWith("22") || state.startsWith("23"));
+        }
+    };
+
+    private final String displayName;
+
+    Dialect(String displayName) {
+        this.displayName = displayName;
+    }
+
+    /** Starts a transaction on an auto-commit connection. */
+    abstract void begin(Connection connection) throws SQLException;
+
+    /** Commits what {@link #begin} started and leaves the connection in auto-commit mode. */
+    abstract void commit(Connection connection) throws SQLException;
+
+    /** Rolls back what {@link #begin} started and leaves the connection in auto-commit mode. */
+    abstract void rollback(Connection connection) throws SQLException;
+
+    /** The suffix of a {@code SELECT} that locks the rows it reads until the transaction ends. */
+    abstract String lockForUpdate();
+
+    /** The suffix of a {@code SELECT} that keeps the rows it reads from being deleted meanwhile. */
+    abstract String lockAgainstDelete();
+
+    /** An {@code ORDER BY} term sorting a text column the same way on every database. */
+    abstract String inCodePointOrder(String column);
+
+    /**
+     * Whether the database refused the data itself (a constraint, a value it cannot hold): trying
+     * the same statement again cannot succeed, unlike a lost connection or a lock timeout.
+     */
+    abstract boolean isRejection(SQLException e);
+
+    @Override
+    public String toString() {
+        return displayName;
+    }
+
+    private static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+}

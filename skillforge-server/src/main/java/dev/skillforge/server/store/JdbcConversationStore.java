@@ -1,0 +1,664 @@
+package dev.skillforge.server.store;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The {@link ConversationStore} on a {@link Database}: one class and the same SQL for SQLite and
+ * PostgreSQL; the few differences (transaction start, row locks, collation, error classes) live
+ * in {@link Dialect}.
+ *
+ * <p><b>Writes.</b> {@link #apply} runs a batch in one transaction, in order, all or none.
+ * Consecutive {@code AppendEntry} writes go to the database as one JDBC batch. Every write is
+ * idempotent, so a retried batch changes nothing: a conversation that exists is not created again,
+ * an entry whose {@code (conversation, seq)} exists is not written again (the first write wins,
+ * whatever the second one holds: entries are never updated), a turn is an upsert.
+ *
+ * <p><b>Writes for a conversation that does not exist.</b> {@code AppendEntry} and {@code PutTurn}
+ * for a missing conversation are skipped, and the rest of the batch is applied; each skip is
+ * logged at WARN (one line per batch and conversation). This is the normal end of a conversation
+ * deleted while its last writes were still queued, and it keeps a deleted conversation deleted.
+ * {@code SetTitle} for a missing conversation does nothing.
+ *
+ * <p><b>Refused writes.</b> Text that cannot be stored verbatim (a NUL character, which PostgreSQL
+ * cannot hold in text, or an unpaired surrogate, which neither database can encode) and writes
+ * the database refuses (a {@code NOT NULL} column left null) fail the whole batch with a
+ * {@link StoreRejectedException}, the same way on both databases. Any other failure is a plain
+ * {@link StoreException}: worth retrying.
+ *
+ * <p><b>Leases</b> are read and changed in one transaction holding the lease row's lock
+ * ({@code SELECT … FOR UPDATE} on PostgreSQL; on SQLite, {@code BEGIN IMMEDIATE} takes the only
+ * write lock), so two instances asking at once get one answer each and exactly one holder.
+ *
+ * <p>Thread-safe. {@link #close()} closes the database.
+ */
+public final class JdbcConversationStore implements ConversationStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcConversationStore.class);
+
+    /** Ids per {@code IN (…)} list: far below both databases' limits on bound parameters. */
+    private static final int IN_LIST_CHUNK = 500;
+    /** Driver messages can quote long SQL; errors and logs need only the start. */
+    private static final int MAX_MESSAGE_CHARS = 600;
+
+    private static final String CONVERSATION_COLUMNS =
+            "id, title, system_prompt, provider, model, created_at, updated_at";
+    private static final String ENTRY_COLUMNS =
+            "conversation_id, seq, turn, kind, content, replay_format, replay_data, created_at";
+    private static final String TURN_COLUMNS =
+            "conversation_id, turn, status, started_at, ended_at, summary_json";
+
+    private static final String INSERT_CONVERSATION = "INSERT INTO conversations (" + CONVERSATION_COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
+    private static final String INSERT_ENTRY = "INSERT INTO entries (" + ENTRY_COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq) DO NOTHING";
+    private static final String MOVE_UPDATED_AT =
+            "UPDATE conversations SET updated_at = ? WHERE id = ? AND updated_at < ?";
+    private static final String UPSERT_TURN = "INSERT INTO turns (" + TURN_COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, turn) DO UPDATE SET"
+            + " status = excluded.status, started_at = excluded.started_at,"
+            + " ended_at = excluded.ended_at, summary_json = excluded.summary_json";
+    private static final String SET_TITLE = "UPDATE conversations SET title = ?,"
+            + " updated_at = CASE WHEN updated_at < ? THEN ? ELSE updated_at END WHERE id = ?";
+    private static final List<String> DELETE_CONVERSATION = List.of(
+            "DELETE FROM entries WHERE conversation_id = ?",
+            "DELETE FROM turns WHERE conversation_id = ?",
+            "DELETE FROM leases WHERE conversation_id = ?",
+            "DELETE FROM conversations WHERE id = ?");
+
+    private static final String SELECT_CONVERSATION =
+            "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE id = ?";
+    private static final String COUNT_CONVERSATIONS = "SELECT COUNT(*) FROM conversations";
+    private static final String SELECT_ENTRIES =
+            "SELECT " + ENTRY_COLUMNS + " FROM entries WHERE conversation_id = ? ORDER BY seq";
+    private static final String SELECT_TURNS =
+            "SELECT " + TURN_COLUMNS + " FROM turns WHERE conversation_id = ? ORDER BY turn";
+
+    private static final String ENSURE_LEASE_ROW = "INSERT INTO leases"
+            + " (conversation_id, owner, epoch, expires_at, requested_by) VALUES (?, NULL, 0, 0, NULL)"
+            + " ON CONFLICT (conversation_id) DO NOTHING";
+    /** The creator's lease, epoch 1; if someone holds a row already, theirs stands. */
+    private static final String INSERT_CREATOR_LEASE = "INSERT INTO leases"
+            + " (conversation_id, owner, epoch, expires_at, requested_by) VALUES (?, ?, 1, ?, NULL)"
+            + " ON CONFLICT (conversation_id) DO NOTHING";
+    private static final String TAKE_LEASE =
+            "UPDATE leases SET owner = ?, epoch = ?, expires_at = ?, requested_by = ? WHERE conversation_id = ?";
+    private static final String REQUEST_LEASE = "UPDATE leases SET requested_by = ? WHERE conversation_id = ?";
+    private static final String RELEASE_LEASE =
+            "UPDATE leases SET owner = NULL, requested_by = NULL WHERE conversation_id = ? AND owner = ?";
+
+    private final Database database;
+    private final Dialect dialect;
+    private final String listConversations;
+    private final String conversationExists;
+    private final String selectLease;
+
+    /** A store on {@code database}, which it owns from now on: {@link #close()} closes it. */
+    public JdbcConversationStore(Database database) {
+        this.database = Objects.requireNonNull(database, "database");
+        this.dialect = database.dialect();
+        this.listConversations = "SELECT " + CONVERSATION_COLUMNS + " FROM conversations ORDER BY updated_at DESC, "
+                + dialect.inCodePointOrder("id") + " LIMIT ? OFFSET ?";
+        this.conversationExists = "SELECT 1 FROM conversations WHERE id = ?" + dialect.lockAgainstDelete();
+        this.selectLease = "SELECT owner, epoch, expires_at, requested_by FROM leases WHERE conversation_id = ?"
+                + dialect.lockForUpdate();
+    }
+
+    /**
+     * Opens the database the settings name (see {@link Database#open}) and a store on it.
+     *
+     * @throws StoreException if the database cannot be reached, created or migrated
+     */
+    public static JdbcConversationStore open(String jdbcUrlOrNull, String user, String password, Path dataDir) {
+        return new JdbcConversationStore(Database.open(jdbcUrlOrNull, user, password, dataDir));
+    }
+
+    /** The database this store writes to. */
+    public Database database() {
+        return database;
+    }
+
+    // ---------------------------------------------------------------------------------- writes
+
+    @Override
+    public void apply(List<Write> batch) {
+        Objects.requireNonNull(batch, "batch");
+        if (batch.isEmpty()) {
+            return;
+        }
+        WriteValidation.requireStorable(batch);
+        String what = batch.size() == 1 ? "apply 1 write" : "apply " + batch.size() + " writes";
+        BatchApplier applier = inWriteTransaction(what, connection -> {
+            BatchApplier batchApplier = new BatchApplier(connection);
+            batchApplier.apply(batch);
+            return batchApplier;
+        });
+        applier.skipped.forEach((conversationId, count) -> LOG.warn(
+                "Skipped {} write(s) for conversation {}: it does not exist (deleted, or never created)",
+                count, conversationId));
+    }
+
+    /** Applies one batch on one connection inside the caller's transaction. */
+    private final class BatchApplier {
+
+        private final Connection connection;
+        /** Whether each conversation seen so far exists, as of this transaction. */
+        private final Map<String, Boolean> exists = new HashMap<>();
+        /** Writes skipped because their conversation does not exist, per conversation. */
+        private final Map<String, Integer> skipped = new LinkedHashMap<>();
+
+        BatchApplier(Connection connection) {
+            this.connection = connection;
+        }
+
+        void apply(List<Write> batch) throws SQLException {
+            int start = 0;
+            while (start < batch.size()) {
+                int end = start;
+                while (end < batch.size() && batch.get(end) instanceof Write.AppendEntry) {
+                    end++;
+                }
+                if (end > start) {
+                    appendEntries(batch.subList(start, end));
+                    start = end;
+                } else {
+                    applyOne(batch.get(start));
+                    start++;
+                }
+            }
+        }
+
+        private void applyOne(Write write) throws SQLException {
+            switch (write) {
+                case Write.CreateConversation create -> {
+                    createConversation(create.conversation());
+                    if (create.leaseOwner() != null) {
+                        insertCreatorLease(create);
+                    }
+                }
+                case Write.AppendEntry append -> appendEntries(List.of(append));
+                case Write.PutTurn put -> putTurn(put.turn());
+                case Write.SetTitle setTitle -> setTitle(setTitle);
+                case Write.DeleteConversation delete -> deleteConversation(delete.conversationId());
+            }
+        }
+
+        private void insertCreatorLease(Write.CreateConversation create) throws SQLException {
+            try (PreparedStatement insert = connection.prepareStatement(INSERT_CREATOR_LEASE)) {
+                insert.setString(1, create.conversationId());
+                insert.setString(2, create.leaseOwner());
+                insert.setLong(3, create.leaseExpiresAtMillis());
+                insert.executeUpdate();
+            }
+        }
+
+        private void createConversation(ConversationRecord conversation) throws SQLException {
+            try (PreparedStatement insert = connection.prepareStatement(INSERT_CONVERSATION)) {
+                insert.setString(1, conversation.id());
+                insert.setString(2, conversation.title());
+                insert.setString(3, conversation.systemPrompt());
+                insert.setString(4, conversation.provider());
+                insert.setString(5, conversation.model());
+                insert.setLong(6, conversation.createdAtMillis());
+                insert.setLong(7, conversation.updatedAtMillis());
+                insert.executeUpdate();
+            }
+            exists.put(conversation.id(), true);
+        }
+
+        /** A run of appends as one JDBC batch, then one updated_at move per conversation. */
+        private void appendEntries(List<Write> appends) throws SQLException {
+            List<StoredEntry> entries = new ArrayList<>(appends.size());
+            for (Write write : appends) {
+                StoredEntry entry = ((Write.AppendEntry) write).entry();
+                if (conversationExists(entry.conversationId())) {
+                    entries.add(entry);
+                } else {
+                    skipped.merge(entry.conversationId(), 1, Integer::sum);
+                }
+            }
+            if (entries.isEmpty()) {
+                return;
+            }
+            Map<String, Long> newestInserted = new LinkedHashMap<>();
+            try (PreparedStatement insert = connection.prepareStatement(INSERT_ENTRY)) {
+                for (StoredEntry entry : entries) {
+                    insert.setString(1, entry.conversationId());
+                    insert.setInt(2, entry.seq());
+                    insert.setInt(3, entry.turn());
+                    insert.setString(4, entry.kind());
+                    insert.setString(5, entry.content());
+                    insert.setString(6, entry.replayFormat());
+                    insert.setString(7, entry.replayData());
+                    insert.setLong(8, entry.createdAtMillis());
+                    insert.addBatch();
+                }
+                int[] counts = insert.executeBatch();
+                for (int i = 0; i < entries.size(); i++) {
+                    // 0 = the seq existed and the write was ignored; SUCCESS_NO_INFO counts as inserted.
+                    if (i >= counts.length || counts[i] != 0) {
+                        StoredEntry entry = entries.get(i);
+                        newestInserted.merge(entry.conversationId(), entry.createdAtMillis(), Math::max);
+                    }
+                }
+            }
+            if (newestInserted.isEmpty()) {
+                return;
+            }
+            try (PreparedStatement move = connection.prepareStatement(MOVE_UPDATED_AT)) {
+                for (Map.Entry<String, Long> newest : newestInserted.entrySet()) {
+                    move.setLong(1, newest.getValue());
+                    move.setString(2, newest.getKey());
+                    move.setLong(3, newest.getValue());
+                    move.addBatch();
+                }
+                move.executeBatch();
+            }
+        }
+
+        private void putTurn(TurnRecord turn) throws SQLException {
+            if (!conversationExists(turn.conversationId())) {
+                skipped.merge(turn.conversationId(), 1, Integer::sum);
+                return;
+            }
+            try (PreparedStatement upsert = connection.prepareStatement(UPSERT_TURN)) {
+                upsert.setString(1, turn.conversationId());
+                upsert.setInt(2, turn.turn());
+                upsert.setString(3, turn.status());
+                upsert.setLong(4, turn.startedAtMillis());
+                if (turn.endedAtMillis() == null) {
+                    upsert.setNull(5, Types.BIGINT);
+                } else {
+                    upsert.setLong(5, turn.endedAtMillis());
+                }
+                upsert.setString(6, turn.summaryJson());
+                upsert.executeUpdate();
+            }
+        }
+
+        private void setTitle(Write.SetTitle setTitle) throws SQLException {
+            try (PreparedStatement update = connection.prepareStatement(SET_TITLE)) {
+                update.setString(1, setTitle.title());
+                update.setLong(2, setTitle.updatedAtMillis());
+                update.setLong(3, setTitle.updatedAtMillis());
+                update.setString(4, setTitle.conversationId());
+                update.executeUpdate();
+            }
+        }
+
+        private void deleteConversation(String conversationId) throws SQLException {
+            // Explicit deletes rather than trusting ON DELETE CASCADE alone: leases have no foreign
+            // key, and the cascade depends on a per-connection pragma on SQLite.
+            for (String sql : DELETE_CONVERSATION) {
+                try (PreparedStatement delete = connection.prepareStatement(sql)) {
+                    delete.setString(1, conversationId);
+                    delete.executeUpdate();
+                }
+            }
+            exists.put(conversationId, false);
+        }
+
+        private boolean conversationExists(String conversationId) throws SQLException {
+            Boolean known = exists.get(conversationId);
+            if (known != null) {
+                return known;
+            }
+            boolean found;
+            try (PreparedStatement select = connection.prepareStatement(conversationExists)) {
+                select.setString(1, conversationId);
+                try (ResultSet rows = select.executeQuery()) {
+                    found = rows.next();
+                }
+            }
+            exists.put(conversationId, found);
+            return found;
+        }
+    }
+
+    // ----------------------------------------------------------------------------------- reads
+
+    @Override
+    public Optional<ConversationRecord> conversation(String id) {
+        Objects.requireNonNull(id, "id");
+        return read("read conversation " + id, connection -> {
+            try (PreparedStatement select = connection.prepareStatement(SELECT_CONVERSATION)) {
+                select.setString(1, id);
+                try (ResultSet rows = select.executeQuery()) {
+                    return rows.next() ? Optional.of(conversationRecord(rows)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<ConversationRecord> conversations(int limit, int offset) {
+        if (limit < 0 || offset < 0) {
+            throw new IllegalArgumentException("limit and offset must be at least 0, were " + limit + " and " + offset);
+        }
+        if (limit == 0) {
+            return List.of();
+        }
+        return read("list conversations", connection -> {
+            try (PreparedStatement select = connection.prepareStatement(listConversations)) {
+                select.setInt(1, limit);
+                select.setInt(2, offset);
+                try (ResultSet rows = select.executeQuery()) {
+                    List<ConversationRecord> page = new ArrayList<>();
+                    while (rows.next()) {
+                        page.add(conversationRecord(rows));
+                    }
+                    return List.copyOf(page);
+                }
+            }
+        });
+    }
+
+    @Override
+    public long count() {
+        return read("count conversations", connection -> {
+            try (PreparedStatement select = connection.prepareStatement(COUNT_CONVERSATIONS);
+                 ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        });
+    }
+
+    @Override
+    public List<StoredEntry> entries(String conversationId) {
+        Objects.requireNonNull(conversationId, "conversationId");
+        return read("read the entries of conversation " + conversationId, connection -> {
+            try (PreparedStatement select = connection.prepareStatement(SELECT_ENTRIES)) {
+                select.setString(1, conversationId);
+                try (ResultSet rows = select.executeQuery()) {
+                    List<StoredEntry> entries = new ArrayList<>();
+                    while (rows.next()) {
+                        entries.add(new StoredEntry(rows.getString(1), rows.getInt(2), rows.getInt(3),
+                                rows.getString(4), rows.getString(5), rows.getString(6), rows.getString(7),
+                                rows.getLong(8)));
+                    }
+                    return List.copyOf(entries);
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<TurnRecord> turns(String conversationId) {
+        Objects.requireNonNull(conversationId, "conversationId");
+        return read("read the turns of conversation " + conversationId, connection -> {
+            try (PreparedStatement select = connection.prepareStatement(SELECT_TURNS)) {
+                select.setString(1, conversationId);
+                try (ResultSet rows = select.executeQuery()) {
+                    List<TurnRecord> turns = new ArrayList<>();
+                    while (rows.next()) {
+                        long endedAt = rows.getLong(5);
+                        Long ended = rows.wasNull() ? null : endedAt;
+                        turns.add(new TurnRecord(rows.getString(1), rows.getInt(2), rows.getString(3),
+                                rows.getLong(4), ended, rows.getString(6)));
+                    }
+                    return List.copyOf(turns);
+                }
+            }
+        });
+    }
+
+    private static ConversationRecord conversationRecord(ResultSet rows) throws SQLException {
+        return new ConversationRecord(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4),
+                rows.getString(5), rows.getLong(6), rows.getLong(7));
+    }
+
+    // ---------------------------------------------------------------------------------- leases
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Taken when nobody holds it, when {@code owner} holds it already (the epoch stays) or when
+     * the holder's lease expired at {@code nowMillis} (expiry {@code <= now}); the epoch grows by
+     * one whenever the holder changes, a released lease included, and a pending request from
+     * another instance survives a renewal by the same owner. Otherwise {@code requested_by} is
+     * set to {@code owner} and the holder is returned.
+     */
+    @Override
+    public Lease acquireLease(String conversationId, String owner, long nowMillis, long ttlMillis) {
+        Objects.requireNonNull(conversationId, "conversationId");
+        Objects.requireNonNull(owner, "owner");
+        long expiresAt = expiry(nowMillis, ttlMillis);
+        return inWriteTransaction("acquire the lease of conversation " + conversationId, connection -> {
+            update(connection, ENSURE_LEASE_ROW, conversationId);
+            LeaseRow row;
+            try (PreparedStatement select = connection.prepareStatement(selectLease)) {
+                select.setString(1, conversationId);
+                try (ResultSet rows = select.executeQuery()) {
+                    rows.next();
+                    row = new LeaseRow(rows.getString(1), rows.getLong(2), rows.getLong(3), rows.getString(4));
+                }
+            }
+            boolean heldElsewhere = row.owner != null && !row.owner.equals(owner) && row.expiresAt > nowMillis;
+            if (heldElsewhere) {
+                update(connection, REQUEST_LEASE, owner, conversationId);
+                return new Lease.HeldElsewhere(conversationId, row.owner, row.expiresAt);
+            }
+            boolean sameHolder = owner.equals(row.owner);
+            long epoch = sameHolder ? row.epoch : row.epoch + 1;
+            String stillRequested = sameHolder && !owner.equals(row.requestedBy) ? row.requestedBy : null;
+            try (PreparedStatement take = connection.prepareStatement(TAKE_LEASE)) {
+                take.setString(1, owner);
+                take.setLong(2, epoch);
+                take.setLong(3, expiresAt);
+                take.setString(4, stillRequested);
+                take.setString(5, conversationId);
+                take.executeUpdate();
+            }
+            return new Lease.Held(conversationId, epoch, expiresAt);
+        });
+    }
+
+    private record LeaseRow(String owner, long epoch, long expiresAt, String requestedBy) {
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A lease still recorded for {@code owner} is extended even if it expired meanwhile: nobody
+     * else took it. Leases taken over by another instance are left out of the answer.
+     */
+    @Override
+    public Renewal renewLeases(String owner, Set<String> conversationIds, long nowMillis, long ttlMillis) {
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(conversationIds, "conversationIds");
+        long expiresAt = expiry(nowMillis, ttlMillis);
+        if (conversationIds.isEmpty()) {
+            return new Renewal(Set.of(), Set.of());
+        }
+        List<String> ids = new ArrayList<>(conversationIds);
+        Collections.sort(ids); // one lock order for every renewer
+        return inWriteTransaction("renew " + ids.size() + " leases", connection -> {
+            Set<String> held = new LinkedHashSet<>();
+            Set<String> requested = new LinkedHashSet<>();
+            for (int from = 0; from < ids.size(); from += IN_LIST_CHUNK) {
+                List<String> chunk = ids.subList(from, Math.min(ids.size(), from + IN_LIST_CHUNK));
+                String in = String.join(", ", Collections.nCopies(chunk.size(), "?"));
+                try (PreparedStatement extend = connection.prepareStatement(
+                        "UPDATE leases SET expires_at = ? WHERE owner = ? AND conversation_id IN (" + in + ")")) {
+                    extend.setLong(1, expiresAt);
+                    extend.setString(2, owner);
+                    for (int i = 0; i < chunk.size(); i++) {
+                        extend.setString(3 + i, chunk.get(i));
+                    }
+                    extend.executeUpdate();
+                }
+                try (PreparedStatement select = connection.prepareStatement(
+                        "SELECT conversation_id, requested_by FROM leases WHERE owner = ? AND conversation_id IN ("
+                                + in + ")")) {
+                    select.setString(1, owner);
+                    for (int i = 0; i < chunk.size(); i++) {
+                        select.setString(2 + i, chunk.get(i));
+                    }
+                    try (ResultSet rows = select.executeQuery()) {
+                        while (rows.next()) {
+                            held.add(rows.getString(1));
+                            String requestedBy = rows.getString(2);
+                            if (requestedBy != null && !requestedBy.equals(owner)) {
+                                requested.add(rows.getString(1));
+                            }
+                        }
+                    }
+                }
+            }
+            return new Renewal(Set.copyOf(held), Set.copyOf(requested));
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Clears the holder and any pending request; the row stays so that the next holder's epoch
+     * is higher. Does nothing if {@code owner} does not hold the lease.
+     */
+    @Override
+    public void releaseLease(String conversationId, String owner) {
+        Objects.requireNonNull(conversationId, "conversationId");
+        Objects.requireNonNull(owner, "owner");
+        inWriteTransaction("release the lease of conversation " + conversationId, connection -> {
+            update(connection, RELEASE_LEASE, conversationId, owner);
+            return null;
+        });
+    }
+
+    private static long expiry(long nowMillis, long ttlMillis) {
+        if (ttlMillis < 0) {
+            throw new IllegalArgumentException("ttlMillis must be at least 0, was " + ttlMillis);
+        }
+        long expiresAt = nowMillis + ttlMillis;
+        return expiresAt < nowMillis ? Long.MAX_VALUE : expiresAt; // saturate instead of wrapping
+    }
+
+    // ----------------------------------------------------------------------------- plumbing
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    private <T> T inWriteTransaction(String what, SqlWork<T> work) {
+        Lock lock = database.writeLock();
+        lock.lock();
+        try (Connection connection = database.connection()) {
+            dialect.begin(connection);
+            try {
+                T result = work.run(connection);
+                dialect.commit(connection);
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                rollback(connection, e);
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure(what, e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void rollback(Connection connection, Exception cause) {
+        try {
+            dialect.rollback(connection);
+        } catch (SQLException | RuntimeException e) {
+            cause.addSuppressed(e);
+            // The transaction may still be open: a connection in that state must not be reused.
+            database.evict(connection);
+        }
+    }
+
+    private <T> T read(String what, SqlWork<T> work) {
+        try (Connection connection = database.connection()) {
+            return work.run(connection);
+        } catch (SQLException e) {
+            throw failure(what, e);
+        }
+    }
+
+    private static void update(Connection connection, String sql, String... parameters) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setString(i + 1, parameters[i]);
+            }
+            statement.executeUpdate();
+        }
+    }
+
+    /**
+     * A {@link StoreRejectedException} when the database refused the data (anywhere in the chain:
+     * drivers wrap the cause of a failed batch), else a {@link StoreException}.
+     */
+    private StoreException failure(String what, SQLException e) {
+        boolean rejected = false;
+        String detail = null;
+        for (SQLException cause : chain(e)) {
+            rejected |= dialect.isRejection(cause);
+            if (cause != e && detail == null && cause.getMessage() != null && !cause.getMessage().equals(e.getMessage())) {
+                detail = cause.getMessage();
+            }
+        }
+        StringBuilder message = new StringBuilder("Could not ").append(what).append(" on the ")
+                .append(database.description()).append(": ").append(e.getMessage());
+        if (detail != null) {
+            message.append(" (").append(detail).append(')');
+        }
+        if (e.getSQLState() != null) {
+            message.append(" [SQLState ").append(e.getSQLState()).append(']');
+        }
+        String text = message.length() > MAX_MESSAGE_CHARS
+                ? message.substring(0, MAX_MESSAGE_CHARS) + "…" : message.toString();
+        return rejected ? new StoreRejectedException(text, e) : new StoreException(text, e);
+    }
+
+    /** The exception with its causes and next exceptions, each once, in the order met. */
+    private static List<SQLException> chain(SQLException e) {
+        List<SQLException> chain = new ArrayList<>();
+        List<Throwable> toVisit = new ArrayList<>(List.of(e));
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        while (!toVisit.isEmpty() && seen.size() < 20) {
+            Throwable next = toVisit.removeFirst();
+            if (next == null || !seen.add(next)) {
+                continue;
+            }
+            if (next instanceof SQLException sql) {
+                chain.add(sql);
+                toVisit.add(sql.getNextException());
+            }
+            toVisit.add(next.getCause());
+        }
+        return chain;
+    }
+
+    @Override
+    public void close() {
+        database.close();
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcConversationStore[" + database.description() + "]";
+    }
+}

@@ -1,0 +1,600 @@
+package dev.skillforge.server.store;
+
+import dev.skillforge.server.store.ConversationStore.Renewal;
+import dev.skillforge.server.store.Write.AppendEntry;
+import dev.skillforge.server.store.Write.CreateConversation;
+import dev.skillforge.server.store.Write.DeleteConversation;
+import dev.skillforge.server.store.Write.PutTurn;
+import dev.skillforge.server.store.Write.SetTitle;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The conformance suite of {@link ConversationStore}: every implementation's test extends it and
+ * says how to open a store on a fresh, empty database. No mocks: each subclass runs it against a
+ * real database.
+ */
+abstract class ConversationStoreContract {
+
+    private final List<ConversationStore> opened = new ArrayList<>();
+    private ConversationStore store;
+
+    /**
+     * Opens a new store, with its own connection pool, on this test's database. Every call in one
+     * test reaches the same database (as two server instances would), empty at the test's start.
+     */
+    protected abstract ConversationStore openStore();
+
+    /** The store under test, opened on first use. */
+    protected final ConversationStore store() {
+        if (store == null) {
+            store = anotherStore();
+        }
+        return store;
+    }
+
+    /** A second store on the same database, as another server instance would have. */
+    protected final ConversationStore anotherStore() {
+        ConversationStore next = openStore();
+        opened.add(next);
+        return next;
+    }
+
+    @AfterEach
+    void closeStores() {
+        opened.reversed().forEach(ConversationStore::close);
+        opened.clear();
+        store = null;
+    }
+
+    // ------------------------------------------------------------------------- helpers
+
+    static ConversationRecord conversation(String id, long updatedAt) {
+        return new ConversationRecord(id, "Title of " + id, "You forge skills.\n", "sim", "sim-1", 1_000, updatedAt);
+    }
+
+    static StoredEntry entry(String conversationId, int seq, String content) {
+        return new StoredEntry(conversationId, seq, seq / 2, seq % 2 == 0 ? "user" : "assistant", content, null, null,
+                10_000 + seq);
+    }
+
+    static StoredEntry entryAt(String conversationId, int seq, long createdAt) {
+        return new StoredEntry(conversationId, seq, 0, "user", "entry " + seq, null, null, createdAt);
+    }
+
+    static TurnRecord turn(String conversationId, int turn, String status) {
+        return new TurnRecord(conversationId, turn, status, 20_000 + turn, null, null);
+    }
+
+    private void create(String id, long updatedAt) {
+        store().apply(List.of(new CreateConversation(conversation(id, updatedAt))));
+    }
+
+    private void append(StoredEntry... entries) {
+        store().apply(Arrays.stream(entries).<Write>map(AppendEntry::new).toList());
+    }
+
+    private long updatedAt(String id) {
+        return store().conversation(id).orElseThrow().updatedAtMillis();
+    }
+
+    // ---------------------------------------------------------------- conversations
+
+    @Test
+    void createsAndReadsAConversation() {
+        ConversationRecord record = new ConversationRecord("c-1", "Cold brew", "System prompt \r\n\t ", "openai",
+                "gpt-4o-mini", 1_700_000_000_000L, 1_700_000_000_123L);
+
+        store().apply(List.of(new CreateConversation(record)));
+
+        assertThat(store().conversation("c-1")).contains(record);
+        assertThat(store().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aConversationMayHaveNoTitleProviderOrModel() {
+        ConversationRecord record = new ConversationRecord("c-1", null, "prompt", null, null, 5, 6);
+
+        store().apply(List.of(new CreateConversation(record)));
+
+        assertThat(store().conversation("c-1")).contains(record);
+    }
+
+    @Test
+    void anUnknownConversationHasNothing() {
+        assertThat(store().conversation("nope")).isEmpty();
+        assertThat(store().entries("nope")).isEmpty();
+        assertThat(store().turns("nope")).isEmpty();
+        assertThat(store().count()).isZero();
+        assertThat(store().conversations(10, 0)).isEmpty();
+    }
+
+    @Test
+    void creatingAnExistingConversationAgainChangesNothing() {
+        create("c-1", 100);
+        ConversationRecord first = store().conversation("c-1").orElseThrow();
+
+        store().apply(List.of(new CreateConversation(
+                new ConversationRecord("c-1", "Other", "Other prompt", "gemini", "g", 7, 9_999))));
+
+        assertThat(store().conversation("c-1")).contains(first);
+        assertThat(store().count()).isEqualTo(1);
+    }
+
+    @Test
+    void listsTheMostRecentlyUpdatedFirstWithTiesInIdOrder() {
+        create("c-b", 100);
+        create("c-a", 100);
+        create("c-c", 300);
+        create("c-d", 200);
+        create("C-e", 100); // code point order: upper case before lower case, whatever the locale
+
+        List<String> all = store().conversations(10, 0).stream().map(ConversationRecord::id).toList();
+
+        assertThat(all).containsExactly("c-c", "c-d", "C-e", "c-a", "c-b");
+        assertThat(store().count()).isEqualTo(5);
+    }
+
+    @Test
+    void pagesThroughTheList() {
+        for (int i = 0; i < 25; i++) {
+            create("c-%02d".formatted(i), 1_000 + i);
+        }
+        List<String> expected = IntStream.iterate(24, i -> i >= 0, i -> i - 1).mapToObj("c-%02d"::formatted).toList();
+
+        List<String> paged = new ArrayList<>();
+        for (int offset = 0; offset < 25; offset += 10) {
+            store().conversations(10, offset).forEach(c -> paged.add(c.id()));
+        }
+
+        assertThat(paged).isEqualTo(expected);
+        assertThat(store().conversations(10, 20)).hasSize(5);
+        assertThat(store().conversations(10, 25)).isEmpty();
+        assertThat(store().conversations(0, 0)).isEmpty();
+        assertThatThrownBy(() -> store().conversations(-1, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ---------------------------------------------------------------------- entries
+
+    @Test
+    void entriesComeBackInSeqOrderExactlyAsWritten() {
+        create("c-1", 100);
+        List<String> contents = List.of(
+                "plain",
+                "unicode: Grüße, 日本語, עברית, Ελληνικά",
+                "emoji: 🧪🔥👩🏽‍💻 and a flag 🇨🇿",
+                "control chars: \u0001\u0002\u0007\b\u000b\f\u001b[31m\u001f\u007f\u0085",
+                "trailing whitespace   \t \n\n",
+                "CRLF line\r\nand another\r\n",
+                "<shell>skill list</shell>\n<shell>cat 'a \"quoted\" file'</shell>",
+                "",
+                "  leading whitespace and a lone CR\r");
+        List<StoredEntry> written = new ArrayList<>();
+        for (int seq = 0; seq < contents.size(); seq++) {
+            written.add(new StoredEntry("c-1", seq, seq / 3, List.of("user", "assistant", "tool").get(seq % 3),
+                    contents.get(seq), seq == 1 ? "gemini-parts" : null,
+                    seq == 1 ? "[{\"text\":\"\",\"thoughtSignature\":\"c2ln\"}]" : null, 50_000 + seq));
+        }
+        List<StoredEntry> shuffled = new ArrayList<>(written);
+        Collections.shuffle(shuffled, new Random(42));
+
+        append(shuffled.toArray(StoredEntry[]::new));
+
+        assertThat(store().entries("c-1")).containsExactlyElementsOf(written);
+        for (int seq = 0; seq < contents.size(); seq++) {
+            assertThat(store().entries("c-1").get(seq).content().getBytes(StandardCharsets.UTF_8))
+                    .isEqualTo(contents.get(seq).getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void storesAOneMegabyteEntryByteForByte() {
+        create("c-1", 100);
+        StringBuilder big = new StringBuilder();
+        String pattern = "line with ünïcödé and 🧪 emoji\r\n\ttrailing spaces   \n";
+        while (big.length() < 1_048_576) {
+            big.append(pattern).append(big.length()).append('\n');
+        }
+        String content = big.toString();
+
+        append(new StoredEntry("c-1", 0, 0, "tool", content, null, null, 1));
+
+        String read = store().entries("c-1").getFirst().content();
+        assertThat(read.length()).isEqualTo(content.length());
+        assertThat(read.getBytes(StandardCharsets.UTF_8)).isEqualTo(content.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void applyingTheSameBatchTwiceStoresItOnce() {
+        List<Write> batch = List.of(
+                new CreateConversation(conversation("c-1", 100)),
+                new AppendEntry(entry("c-1", 0, "hello")),
+                new AppendEntry(entry("c-1", 1, "hi")),
+                new PutTurn(turn("c-1", 0, "complete")));
+
+        store().apply(batch);
+        store().apply(batch);
+
+        assertThat(store().entries("c-1")).containsExactly(entry("c-1", 0, "hello"), entry("c-1", 1, "hi"));
+        assertThat(store().turns("c-1")).containsExactly(turn("c-1", 0, "complete"));
+        assertThat(store().count()).isEqualTo(1);
+    }
+
+    @Test
+    void theFirstWriteOfASeqWinsBecauseEntriesAreNeverRewritten() {
+        create("c-1", 100);
+        append(entryAt("c-1", 0, 1_000));
+        StoredEntry original = store().entries("c-1").getFirst();
+
+        append(new StoredEntry("c-1", 0, 3, "assistant", "rewritten", "fmt", "data", 9_000));
+
+        assertThat(store().entries("c-1")).containsExactly(original);
+        assertThat(updatedAt("c-1")).as("an ignored append does not move updated_at").isEqualTo(1_000);
+    }
+
+    @Test
+    void anAppendMovesUpdatedAtForwardNeverBack() {
+        create("c-1", 5_000);
+        create("c-2", 4_000);
+
+        append(entryAt("c-1", 0, 3_000));
+        assertThat(updatedAt("c-1")).isEqualTo(5_000);
+
+        append(entryAt("c-2", 0, 9_000), entryAt("c-2", 1, 7_000));
+        assertThat(updatedAt("c-2")).isEqualTo(9_000);
+        assertThat(store().conversations(1, 0).getFirst().id()).isEqualTo("c-2");
+    }
+
+    @Test
+    void aBatchIsAllOrNothing() {
+        create("c-0", 100);
+        append(entry("c-0", 0, "kept"));
+        List<Write> failing = List.of(
+                new CreateConversation(conversation("c-1", 100)),
+                new AppendEntry(entry("c-1", 0, "lost")),
+                new AppendEntry(entry("c-0", 1, "lost too")),
+                new SetTitle("c-0", "lost title", 99_999),
+                new PutTurn(new TurnRecord("c-1", 0, null, 1, null, null))); // status NOT NULL
+
+        assertThatThrownBy(() -> store().apply(failing))
+                .isInstanceOf(StoreRejectedException.class)
+                .hasMessageContaining("apply 5 writes");
+
+        assertThat(store().conversation("c-1")).isEmpty();
+        assertThat(store().entries("c-1")).isEmpty();
+        assertThat(store().entries("c-0")).containsExactly(entry("c-0", 0, "kept"));
+        assertThat(store().conversation("c-0").orElseThrow().title()).isEqualTo("Title of c-0");
+        // The connection that failed is usable again: no transaction left open.
+        for (int i = 0; i < 6; i++) {
+            append(entry("c-0", 1 + i, "after " + i));
+        }
+        assertThat(store().entries("c-0")).hasSize(7);
+    }
+
+    @Test
+    void aRefusedBatchOfEntriesIsReportedWithoutQuotingTheUsersText() {
+        create("c-1", 100);
+
+        assertThatThrownBy(() -> append(entry("c-1", 0, "private words"),
+                new StoredEntry("c-1", 1, 0, "user", null, null, null, 5))) // content NOT NULL
+                .isInstanceOf(StoreRejectedException.class)
+                .hasMessageContaining("content")
+                .hasMessageNotContaining("private words")
+                .satisfies(e -> assertThat(e.getMessage().length()).isLessThan(1_000));
+
+        assertThat(store().entries("c-1")).isEmpty();
+    }
+
+    @Test
+    void textThatCannotBeStoredVerbatimIsRefusedTheSameWayOnEveryDatabase() {
+        create("c-1", 100);
+
+        assertThatThrownBy(() -> append(entry("c-1", 0, "ok"), entry("c-1", 1, "nul \u0000 inside")))
+                .isInstanceOf(StoreRejectedException.class)
+                .hasMessageContaining("U+0000")
+                .hasMessageNotContaining("inside");
+        assertThatThrownBy(() -> append(entry("c-1", 0, "lone surrogate \uD83D.")))
+                .isInstanceOf(StoreRejectedException.class)
+                .hasMessageContaining("U+D83D");
+        assertThatThrownBy(() -> store().apply(List.of(new SetTitle("c-1", "\uDC00", 5))))
+                .isInstanceOf(StoreRejectedException.class);
+
+        assertThat(store().entries("c-1")).isEmpty();
+    }
+
+    @Test
+    void anEmptyBatchDoesNothing() {
+        store().apply(List.of());
+
+        assertThat(store().count()).isZero();
+    }
+
+    // ------------------------------------------------------------------------ turns
+
+    @Test
+    void putTurnInsertsThenReplaces() {
+        create("c-1", 100);
+        TurnRecord running = new TurnRecord("c-1", 0, TurnRecord.RUNNING, 1_000, null, null);
+        TurnRecord complete = new TurnRecord("c-1", 0, "complete", 1_000, 4_000L, "{\"iterations\":2}");
+
+        store().apply(List.of(new PutTurn(running)));
+        assertThat(store().turns("c-1")).containsExactly(running);
+
+        store().apply(List.of(new PutTurn(complete)));
+        assertThat(store().turns("c-1")).containsExactly(complete);
+    }
+
+    @Test
+    void turnsComeBackInTurnOrder() {
+        create("c-1", 100);
+
+        store().apply(List.of(new PutTurn(turn("c-1", 2, "running")), new PutTurn(turn("c-1", 0, "complete")),
+                new PutTurn(turn("c-1", 10, "failed")), new PutTurn(turn("c-1", 1, "cancelled"))));
+
+        assertThat(store().turns("c-1")).extracting(TurnRecord::turn).containsExactly(0, 1, 2, 10);
+    }
+
+    // ------------------------------------------------------------- title and delete
+
+    @Test
+    void setTitleChangesTheTitleAndMovesUpdatedAtForward() {
+        create("c-1", 100);
+
+        store().apply(List.of(new SetTitle("c-1", "Cold brew ☕", 700)));
+        assertThat(store().conversation("c-1").orElseThrow())
+                .extracting(ConversationRecord::title, ConversationRecord::updatedAtMillis)
+                .containsExactly("Cold brew ☕", 700L);
+
+        store().apply(List.of(new SetTitle("c-1", "Older", 50)));
+        assertThat(store().conversation("c-1").orElseThrow())
+                .extracting(ConversationRecord::title, ConversationRecord::updatedAtMillis)
+                .containsExactly("Older", 700L);
+    }
+
+    @Test
+    void setTitleOfAnUnknownConversationDoesNothing() {
+        store().apply(List.of(new SetTitle("ghost", "Boo", 5)));
+
+        assertThat(store().conversation("ghost")).isEmpty();
+    }
+
+    @Test
+    void deleteRemovesTheConversationWithItsEntriesTurnsAndLease() {
+        create("c-1", 100);
+        create("c-2", 100);
+        append(entry("c-1", 0, "a"), entry("c-1", 1, "b"), entry("c-2", 0, "other"));
+        store().apply(List.of(new PutTurn(turn("c-1", 0, "complete"))));
+        assertThat(store().acquireLease("c-1", "A", 1_000, 60_000)).isInstanceOf(Lease.Held.class);
+
+        store().apply(List.of(new DeleteConversation("c-1")));
+
+        assertThat(store().conversation("c-1")).isEmpty();
+        assertThat(store().entries("c-1")).isEmpty();
+        assertThat(store().turns("c-1")).isEmpty();
+        assertThat(store().count()).isEqualTo(1);
+        assertThat(store().entries("c-2")).hasSize(1);
+        assertThat(store().acquireLease("c-1", "B", 2_000, 60_000))
+                .as("the lease went with the conversation").isEqualTo(new Lease.Held("c-1", 1, 62_000));
+    }
+
+    @Test
+    void writesAfterADeleteDoNotBringTheConversationBack() {
+        store().apply(List.of(new CreateConversation(conversation("c-1", 100)), new AppendEntry(entry("c-1", 0, "a"))));
+
+        store().apply(List.of(new DeleteConversation("c-1"), new AppendEntry(entry("c-1", 1, "late")),
+                new PutTurn(turn("c-1", 0, "complete"))));
+        store().apply(List.of(new AppendEntry(entry("c-1", 2, "later")), new SetTitle("c-1", "late title", 9_000),
+                new PutTurn(turn("c-1", 1, "running"))));
+
+        assertThat(store().conversation("c-1")).isEmpty();
+        assertThat(store().entries("c-1")).isEmpty();
+        assertThat(store().turns("c-1")).isEmpty();
+        assertThat(store().count()).isZero();
+    }
+
+    @Test
+    void writesForAnUnknownConversationAreSkippedAndTheRestOfTheBatchIsApplied() {
+        store().apply(List.of(
+                new AppendEntry(entry("ghost", 0, "boo")),
+                new CreateConversation(conversation("c-1", 100)),
+                new AppendEntry(entry("c-1", 0, "real")),
+                new PutTurn(turn("ghost", 0, "running")),
+                new AppendEntry(entry("ghost", 1, "boo")),
+                new PutTurn(turn("c-1", 0, "running"))));
+
+        assertThat(store().conversation("ghost")).isEmpty();
+        assertThat(store().entries("ghost")).isEmpty();
+        assertThat(store().turns("ghost")).isEmpty();
+        assertThat(store().entries("c-1")).containsExactly(entry("c-1", 0, "real"));
+        assertThat(store().turns("c-1")).containsExactly(turn("c-1", 0, "running"));
+    }
+
+    // ----------------------------------------------------------------------- leases
+
+    @Test
+    void aFreeLeaseIsTaken() {
+        assertThat(store().acquireLease("c-1", "A", 1_000, 500)).isEqualTo(new Lease.Held("c-1", 1, 1_500));
+    }
+
+    @Test
+    void theHolderTakesItsLeaseAgainWithTheSameEpoch() {
+        store().acquireLease("c-1", "A", 1_000, 500);
+
+        assertThat(store().acquireLease("c-1", "A", 1_200, 500)).isEqualTo(new Lease.Held("c-1", 1, 1_700));
+        assertThat(store().acquireLease("c-1", "A", 5_000, 500))
+                .as("even after expiry, if nobody took it meanwhile")
+                .isEqualTo(new Lease.Held("c-1", 1, 5_500));
+    }
+
+    @Test
+    void aLeaseHeldElsewhereIsRefusedAndTheRequestReachesTheHolder() {
+        store().acquireLease("c-1", "A", 1_000, 500);
+
+        assertThat(store().acquireLease("c-1", "B", 1_100, 500)).isEqualTo(new Lease.HeldElsewhere("c-1", "A", 1_500));
+
+        assertThat(store().renewLeases("A", Set.of("c-1"), 1_200, 500)).isEqualTo(new Renewal(Set.of("c-1"), Set.of("c-1")));
+        assertThat(store().renewLeases("B", Set.of("c-1"), 1_200, 500)).isEqualTo(new Renewal(Set.of(), Set.of()));
+        assertThat(store().acquireLease("c-1", "A", 1_300, 500))
+                .as("the holder renewing keeps the request pending").isEqualTo(new Lease.Held("c-1", 1, 1_800));
+        assertThat(store().renewLeases("A", Set.of("c-1"), 1_400, 500).requested()).containsExactly("c-1");
+    }
+
+    @Test
+    void aReleasedLeaseGoesToTheNextOwnerWithTheNextEpoch() {
+        store().acquireLease("c-1", "A", 1_000, 60_000);
+        store().acquireLease("c-1", "B", 1_100, 60_000);
+
+        store().releaseLease("c-1", "A");
+
+        assertThat(store().acquireLease("c-1", "B", 1_200, 60_000)).isEqualTo(new Lease.Held("c-1", 2, 61_200));
+        assertThat(store().renewLeases("B", Set.of("c-1"), 1_300, 60_000))
+                .as("B's own request is no longer pending").isEqualTo(new Renewal(Set.of("c-1"), Set.of()));
+        assertThat(store().renewLeases("A", Set.of("c-1"), 1_300, 60_000).held()).isEmpty();
+        store().releaseLease("c-1", "B");
+        assertThat(store().acquireLease("c-1", "B", 1_400, 60_000))
+                .as("a new holding after a release, even by the same owner").isEqualTo(new Lease.Held("c-1", 3, 61_400));
+    }
+
+    @Test
+    void releaseByAnotherOwnerChangesNothing() {
+        store().acquireLease("c-1", "A", 1_000, 500);
+
+        store().releaseLease("c-1", "B");
+        store().releaseLease("c-unknown", "A");
+
+        assertThat(store().acquireLease("c-1", "B", 1_100, 500)).isEqualTo(new Lease.HeldElsewhere("c-1", "A", 1_500));
+    }
+
+    @Test
+    void anExpiredLeaseCanBeTakenByAnother() {
+        store().acquireLease("c-1", "A", 1_000, 500);
+
+        assertThat(store().acquireLease("c-1", "B", 1_499, 500)).isEqualTo(new Lease.HeldElsewhere("c-1", "A", 1_500));
+        assertThat(store().acquireLease("c-1", "B", 1_500, 500)).isEqualTo(new Lease.Held("c-1", 2, 2_000));
+        assertThat(store().renewLeases("B", Set.of("c-1"), 1_600, 500).requested())
+                .as("B's earlier request is gone now that B holds it").isEmpty();
+        assertThat(store().acquireLease("c-1", "A", 1_700, 500))
+                .as("the renewal at 1 600 moved the expiry").isEqualTo(new Lease.HeldElsewhere("c-1", "B", 2_100));
+    }
+
+    @Test
+    void renewalExtendsOnlyTheLeasesTheOwnerStillHolds() {
+        store().acquireLease("c-1", "A", 1_000, 500);
+        store().acquireLease("c-2", "A", 1_000, 500);
+        store().acquireLease("c-3", "B", 1_000, 500);
+
+        Renewal renewal = store().renewLeases("A", Set.of("c-1", "c-2", "c-3", "c-4"), 1_400, 1_000);
+
+        assertThat(renewal).isEqualTo(new Renewal(Set.of("c-1", "c-2"), Set.of()));
+        assertThat(store().acquireLease("c-1", "B", 2_000, 500)).isEqualTo(new Lease.HeldElsewhere("c-1", "A", 2_400));
+        assertThat(store().acquireLease("c-3", "A", 1_600, 500))
+                .as("B's lease was not extended by A").isEqualTo(new Lease.Held("c-3", 2, 2_100));
+        assertThat(store().renewLeases("A", Set.of(), 1_700, 500)).isEqualTo(new Renewal(Set.of(), Set.of()));
+    }
+
+    @Test
+    void renewalOfManyLeasesAnswersForAllOfThem() {
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < 1_100; i++) {
+            ids.add("c-" + i);
+        }
+        // Takes them in one batch of transactions from two owners: every third one is B's.
+        for (int i = 0; i < 1_100; i++) {
+            store().acquireLease("c-" + i, i % 3 == 0 ? "B" : "A", 1_000, 500);
+        }
+        store().acquireLease("c-1", "B", 1_100, 500);
+
+        Renewal renewal = store().renewLeases("A", ids, 1_200, 500);
+
+        assertThat(renewal.held()).hasSize(1_100 - 367).doesNotContain("c-0", "c-3").contains("c-1", "c-1099");
+        assertThat(renewal.requested()).containsExactly("c-1");
+    }
+
+    @Test
+    void aNegativeTtlIsRefused() {
+        assertThatThrownBy(() -> store().acquireLease("c-1", "A", 1_000, -1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ------------------------------------------------------------------ concurrency
+
+    @Test
+    void twoInstancesRacingForALeaseGetExactlyOneHolderEachTime() throws Exception {
+        ConversationStore[] instances = {store(), anotherStore()};
+        String[] owners = {"instance-A", "instance-B"};
+        CyclicBarrier start = new CyclicBarrier(2);
+        try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+            for (int round = 0; round < 200; round++) {
+                String id = "race-" + round;
+                List<Future<Lease>> answers = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    int instance = i;
+                    answers.add(threads.submit(() -> {
+                        start.await(10, TimeUnit.SECONDS);
+                        return instances[instance].acquireLease(id, owners[instance], 1_000, 60_000);
+                    }));
+                }
+                List<Lease> leases = new ArrayList<>();
+                for (Future<Lease> answer : answers) {
+                    leases.add(answer.get(30, TimeUnit.SECONDS));
+                }
+                List<Lease.Held> held = leases.stream()
+                        .filter(Lease.Held.class::isInstance).map(Lease.Held.class::cast).toList();
+                List<Lease.HeldElsewhere> refused = leases.stream()
+                        .filter(Lease.HeldElsewhere.class::isInstance).map(Lease.HeldElsewhere.class::cast).toList();
+                assertThat(held).as("round %d: %s", round, leases).hasSize(1);
+                assertThat(held.getFirst()).isEqualTo(new Lease.Held(id, 1, 61_000));
+                String winner = owners[leases.indexOf(held.getFirst())];
+                assertThat(refused).as("round %d", round).containsExactly(new Lease.HeldElsewhere(id, winner, 61_000));
+            }
+        }
+    }
+
+    @Test
+    void concurrentAppendsOfDisjointSeqsAllLandInOrder() throws Exception {
+        create("c-1", 100);
+        ConversationStore[] instances = {store(), anotherStore()};
+        int threadCount = 8;
+        int perThread = 40;
+        try (ExecutorService threads = Executors.newFixedThreadPool(threadCount)) {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threadCount; t++) {
+                int thread = t;
+                done.add(threads.submit(() -> {
+                    for (int k = 0; k < perThread; k++) {
+                        int seq = k * threadCount + thread;
+                        instances[thread % 2].apply(List.of(new AppendEntry(entry("c-1", seq, "entry " + seq))));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : done) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        }
+
+        List<StoredEntry> entries = store().entries("c-1");
+        assertThat(entries).hasSize(threadCount * perThread).isSortedAccordingTo(Comparator.comparingInt(StoredEntry::seq));
+        for (int seq = 0; seq < entries.size(); seq++) {
+            assertThat(entries.get(seq)).isEqualTo(entry("c-1", seq, "entry " + seq));
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.skillforge.server.store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** A real store that also remembers every batch it applied successfully, in order: for order checks. */
+final class RecordingStore implements ConversationStore {
+
+    private final ConversationStore delegate;
+    private final List<List<Write>> batches = new ArrayList<>();
+
+    RecordingStore(ConversationStore delegate) {
+        this.delegate = delegate;
+    }
+
+    synchronized List<List<Write>> batches() {
+        return List.copyOf(batches);
+    }
+
+    synchronized List<Write> applied() {
+        return batches.stream().flatMap(List::stream).toList();
+    }
+
+    @Override
+    public void apply(List<Write> batch) {
+        delegate.apply(batch);
+        synchronized (this) {
+            batches.add(List.copyOf(batch));
+        }
+    }
+
+    @Override
+    public Optional<ConversationRecord> conversation(String id) {
+        return delegate.conversation(id);
+    }
+
+    @Override
+    public List<ConversationRecord> conversations(int limit, int offset) {
+        return delegate.conversations(limit, offset);
+    }
+
+    @Override
+    public long count() {
+        return delegate.count();
+    }
+
+    @Override
+    public List<StoredEntry> entries(String conversationId) {
+        return delegate.entries(conversationId);
+    }
+
+    @Override
+    public List<TurnRecord> turns(String conversationId) {
+        return delegate.turns(conversationId);
+    }
+
+    @Override
+    public Lease acquireLease(String conversationId, String owner, long nowMillis, long ttlMillis) {
+        return delegate.acquireLease(conversationId, owner, nowMillis, ttlMillis);
+    }
+
+    @Override
+    public Renewal renewLeases(String owner, Set<String> conversationIds, long nowMillis, long ttlMillis) {
+        return delegate.renewLeases(owner, conversationIds, nowMillis, ttlMillis);
+    }
+
+    @Override
+    public void releaseLease(String conversationId, String owner) {
+        delegate.releaseLease(conversationId, owner);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}
