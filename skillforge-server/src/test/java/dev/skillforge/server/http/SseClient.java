@@ -65,8 +65,32 @@ public final class SseClient {
     }
 
     public static Answer get(String url) throws IOException, InterruptedException {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return send(HttpRequest.newBuilder(URI.create(url)).GET().build());
+    }
+
+    public static Answer send(String method, String url, String json) throws IOException, InterruptedException {
+        HttpRequest.BodyPublisher body = json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json);
+        return send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json").method(method, body).build());
+    }
+
+    private static Answer send(HttpRequest request) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         return new Answer(response.statusCode(), response.headers().firstValue("content-type").orElse(""), response.body());
+    }
+
+    /** GETs an event stream, resuming after {@code lastEventId} (none if null), and reads it to its end. */
+    public static List<Event> getEvents(String url, Long lastEventId) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream").GET();
+        if (lastEventId != null) {
+            request.header("Last-Event-ID", String.valueOf(lastEventId));
+        }
+        HttpResponse<InputStream> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (response.statusCode() != 200) {
+            throw new AssertionError("expected 200, got " + response.statusCode());
+        }
+        try (InputStream body = response.body()) {
+            return readEvents(body, Integer.MAX_VALUE);
+        }
     }
 
     public static HttpResponse<InputStream> open(String url, String json) throws IOException, InterruptedException {
