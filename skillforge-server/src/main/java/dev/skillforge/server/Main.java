@@ -1,23 +1,16 @@
 package dev.skillforge.server;
 
-import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.server.config.Settings;
-import dev.skillforge.server.conversation.ConversationService;
-import dev.skillforge.server.http.ApiServer;
-import dev.skillforge.server.http.ConversationRoutes;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.sim.DemoAgent;
 import dev.skillforge.server.provider.sim.SimProviderServer;
-import dev.skillforge.server.skill.SkillCommands;
-import dev.skillforge.server.skill.SkillStore;
-import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.JdbcConversationStore;
-import dev.skillforge.server.store.StoreWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Files;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.UnaryOperator;
 
 /** The command line: {@code serve} (the default) and {@code sim-provider}. */
 public final class Main {
@@ -50,26 +43,14 @@ public final class Main {
     private static void serve() throws Exception {
         Settings settings = Settings.fromEnvironment();
         Files.createDirectories(settings.dataDir());
-        SkillStore skills = new SkillStore(settings.dataDir().resolve("skills"));
-        JdbcConversationStore store = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
-        StoreWriter writer = new StoreWriter(store);
+        JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
         ConfiguredProvider provider = ConfiguredProvider.from(settings);
-        AgentLoop loop = new AgentLoop(provider.model(), new SkillCommands(skills), settings.maxIterations());
-        ConversationService conversations = new ConversationService(store, writer, loop,
-                new ConversationService.Defaults(SystemPrompt.TEXT, provider.name(), provider.modelName()));
-        ApiServer server = ApiServer.start(settings.host(), settings.port(), loop, SystemPrompt.TEXT,
-                new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()),
-                new ConversationRoutes(conversations, provider.nextRequestMessages()));
+        SkillForgeServer server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.maxIterations(),
+                provider, database, UnaryOperator.identity());
         log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
-                store.database().description());
-        awaitShutdown(() -> {
-            server.close();
-            conversations.close();
-            writer.close();
-            store.close();
-            provider.close();
-        });
+                database.database().description());
+        awaitShutdown(server);
     }
 
     private static void simProvider(String[] args) throws Exception {

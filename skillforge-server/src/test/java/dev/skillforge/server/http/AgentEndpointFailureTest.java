@@ -21,7 +21,7 @@ class AgentEndpointFailureTest {
     void clientThatDisconnectsAbortsTheUpstreamRequestWithinASecond(@TempDir Path data) throws Exception {
         SimReply endless = SimReply.of("Thinking about it", " for a long time").withFault(new SimReply.Stall(2));
         try (ServerHarness server = new ServerHarness(data, new SimScript(endless))) {
-            java.net.Socket browser = SseClient.openRaw(server.api.port(), "/api/agent", SseClient.userMessage("Hello"));
+            java.net.Socket browser = SseClient.openRaw(server.server.port(), "/api/agent", SseClient.userMessage("Hello"));
             String seen = readUntil(browser.getInputStream(), "for a long time");
             assertThat(seen).startsWith("HTTP/1.1 200").contains("\"type\":\"text\"");
 

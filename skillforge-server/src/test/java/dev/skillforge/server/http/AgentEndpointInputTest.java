@@ -26,7 +26,7 @@ class AgentEndpointInputTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws Exception {
         server.close();
     }
 

@@ -1,0 +1,69 @@
+package dev.skillforge.server;
+
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.http.ApiServer;
+import dev.skillforge.server.http.ConversationRoutes;
+import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.skill.SkillCommands;
+import dev.skillforge.server.skill.SkillStore;
+import dev.skillforge.server.skill.SystemPrompt;
+import dev.skillforge.server.store.ConversationStore;
+import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.StoreWriter;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.UnaryOperator;
+
+/**
+ * The whole server wired together: skills under the data folder, the conversation store and its
+ * background writer, the agent loop on the configured provider, and the HTTP API. Used by the
+ * {@code serve} command, the tests and the benchmarks, so all three run the same thing.
+ */
+public final class SkillForgeServer implements AutoCloseable {
+
+    public final SkillStore skills;
+    public final JdbcConversationStore database;
+    public final ConversationStore store;
+    public final StoreWriter writer;
+    public final ConversationService conversations;
+    public final ApiServer api;
+    private final ConfiguredProvider provider;
+
+    /**
+     * @param database  the store, owned by the server from here on (closed with it)
+     * @param wrapStore a decorator between the server and the database (identity in production;
+     *                  injected latency or outages in tests and benchmarks)
+     */
+    public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ConfiguredProvider provider,
+                            JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore) throws IOException {
+        Files.createDirectories(dataDir);
+        this.provider = provider;
+        this.skills = new SkillStore(dataDir.resolve("skills"));
+        this.database = database;
+        this.store = wrapStore.apply(database);
+        this.writer = new StoreWriter(store);
+        AgentLoop loop = new AgentLoop(provider.model(), new SkillCommands(skills), maxIterations);
+        this.conversations = new ConversationService(store, writer, loop,
+                new ConversationService.Defaults(SystemPrompt.TEXT, provider.name(), provider.modelName()));
+        this.api = ApiServer.start(host, port, loop, SystemPrompt.TEXT,
+                new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()),
+                new ConversationRoutes(conversations, provider.nextRequestMessages()));
+    }
+
+    public int port() {
+        return api.port();
+    }
+
+    /** Stops taking requests, stops running turns (recorded as cancelled), flushes every write, then closes. */
+    @Override
+    public void close() throws Exception {
+        api.close();
+        conversations.close();
+        writer.close();
+        database.close();
+        provider.close();
+    }
+}
