@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -42,6 +43,9 @@ public final class ConversationService implements AutoCloseable {
     public static final int MAX_TITLE_LENGTH = 200;
     static final long LEASE_TTL_MILLIS = 15_000;
     static final Duration LEASE_RENEWAL = Duration.ofMillis(200);
+    /** Idle hot conversations are let go after this long, or sooner when more than {@link #MAX_HOT} are held. */
+    static final Duration IDLE_EVICTION = Duration.ofMinutes(10);
+    static final int MAX_HOT = 1000;
     /** How long a request waits for another instance to hand a conversation over. */
     static final Duration HANDOVER_WAIT = Duration.ofSeconds(2);
 
@@ -255,6 +259,7 @@ public final class ConversationService implements AutoCloseable {
     private HotConversation hotOrLoad(String id) {
         HotConversation conversation = hot.get(validId(id));
         if (conversation != null) {
+            conversation.lastUsedMillis = System.currentTimeMillis();
             return conversation;
         }
         ReentrantLock lock = loading.computeIfAbsent(id, k -> new ReentrantLock());
@@ -332,7 +337,7 @@ public final class ConversationService implements AutoCloseable {
                 if (renewal.held().contains(id)) {
                     conversation.leaseConfirmedUntilMillis = sentAt + LEASE_TTL_MILLIS;
                     if (renewal.requested().contains(id)) {
-                        handOver(conversation);
+                        letGo(conversation, "handed over to another instance");
                     }
                 } else if (System.currentTimeMillis() - conversation.record.createdAtMillis() > LEASE_TTL_MILLIS) {
                     // (A conversation younger than a lease period may simply not be written yet.)
@@ -346,6 +351,7 @@ public final class ConversationService implements AutoCloseable {
                     }
                 }
             }
+            evictIdle();
         } catch (StoreException e) {
             log.debug("lease renewal failed: {}", e.getMessage());
         } catch (RuntimeException e) {
@@ -353,17 +359,37 @@ public final class ConversationService implements AutoCloseable {
         }
     }
 
-    private void handOver(HotConversation conversation) {
+    /** Bounds memory: idle conversations leave memory (and give their lease back) after a while, oldest first. */
+    private void evictIdle() {
+        long now = System.currentTimeMillis();
+        List<HotConversation> oldestFirst = hot.values().stream()
+                .sorted(Comparator.comparingLong(c -> c.lastUsedMillis)).toList();
+        int excess = oldestFirst.size() - MAX_HOT;
+        for (HotConversation conversation : oldestFirst) {
+            if (now - conversation.lastUsedMillis <= IDLE_EVICTION.toMillis() && excess <= 0) {
+                break; // everything after this one is newer
+            }
+            letGo(conversation, "idle");
+            excess--;
+        }
+    }
+
+    /**
+     * Drops a conversation from memory unless a turn runs on it (then the other instance's request
+     * gets 409), flushes its writes and gives the lease back, so whoever takes it next loads the
+     * whole history.
+     */
+    private void letGo(HotConversation conversation, String why) {
         synchronized (conversation) {
             if (conversation.isRunning()) {
-                return; // the other instance will answer 409
+                return;
             }
             conversation.released = true;
             hot.remove(conversation.id, conversation);
         }
         if (writer.flush(Duration.ofSeconds(5))) {
             store.releaseLease(conversation.id, instanceId);
-            log.info("conversation {}: handed over to another instance", conversation.id);
+            log.debug("conversation {}: let go ({})", conversation.id, why);
         }
     }
 

@@ -37,6 +37,7 @@ final class HotConversation {
     AgentRun lastRun;
     /** Until when the lease is known to be ours (renewed in the background). */
     volatile long leaseConfirmedUntilMillis;
+    volatile long lastUsedMillis = System.currentTimeMillis();
     /** Set when the lease is given up: no new turn may start here. */
     boolean released;
 
