@@ -4,6 +4,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.http.ApiServer;
 import dev.skillforge.server.http.ConversationRoutes;
+import dev.skillforge.server.http.SkillRoutes;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.skill.SkillCommands;
 import dev.skillforge.server.skill.SkillStore;
@@ -50,7 +51,7 @@ public final class SkillForgeServer implements AutoCloseable {
                 new ConversationService.Defaults(SystemPrompt.TEXT, provider.name(), provider.modelName()));
         this.api = ApiServer.start(host, port, loop, SystemPrompt.TEXT,
                 new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()),
-                new ConversationRoutes(conversations, provider.nextRequestMessages()));
+                new ConversationRoutes(conversations, provider.nextRequestMessages()), new SkillRoutes(skills));
     }
 
     public int port() {

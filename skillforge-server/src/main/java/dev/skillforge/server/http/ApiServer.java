@@ -44,7 +44,8 @@ public final class ApiServer implements AutoCloseable {
 
     private final ConversationRoutes conversations;
 
-    private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider, ConversationRoutes conversations) {
+    private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
+                      ConversationRoutes conversations, SkillRoutes skills) {
         this.loop = loop;
         this.conversations = conversations;
         this.systemPrompt = systemPrompt;
@@ -54,6 +55,7 @@ public final class ApiServer implements AutoCloseable {
             config.routes.get("/healthz", this::health);
             config.routes.post("/api/agent", this::agent);
             conversations.register(config);
+            skills.register(config);
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
@@ -69,8 +71,8 @@ public final class ApiServer implements AutoCloseable {
     }
 
     public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
-                                  ConversationRoutes conversations) {
-        return new ApiServer(host, port, loop, systemPrompt, provider, conversations);
+                                  ConversationRoutes conversations, SkillRoutes skills) {
+        return new ApiServer(host, port, loop, systemPrompt, provider, conversations, skills);
     }
 
     public int port() {
