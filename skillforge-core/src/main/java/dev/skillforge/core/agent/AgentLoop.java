@@ -4,6 +4,7 @@ import dev.skillforge.core.shell.ShellCommand;
 import dev.skillforge.core.shell.ShellTagScanner;
 import dev.skillforge.core.shell.ToolOutputFormat;
 import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.core.transcript.Transcript;
 
 import java.util.ArrayList;
@@ -117,7 +118,7 @@ public final class AgentLoop {
         }
 
         private void appendAssistant(int iteration, IterationOutput output, ModelReply reply) {
-            String content = output.text.toString();
+            String content = StorableText.clean(output.text.toString()); // what is sent next is what is stored
             transcript.append(new Entry.Assistant(content, reply == null ? null : reply.replay()));
             sink.accept(new AgentEvent.RawContent(iteration, content));
             if (reply != null) {
@@ -160,7 +161,7 @@ public final class AgentLoop {
                 all.add(new ToolOutputFormat.Executed(notRun.command(), NOT_RUN_RESULT));
                 sink.accept(new AgentEvent.ToolResult(iteration, notRun.id(), notRun.command(), NOT_RUN_RESULT, NOT_RUN_EXIT_CODE));
             }
-            String toolOutput = ToolOutputFormat.format(all);
+            String toolOutput = StorableText.clean(ToolOutputFormat.format(all));
             transcript.append(new Entry.Tool(toolOutput));
             sink.accept(new AgentEvent.ToolOutput(iteration, toolOutput));
         }

@@ -2,6 +2,7 @@ package dev.skillforge.server.conversation;
 
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
@@ -125,6 +126,7 @@ public final class ConversationService implements AutoCloseable {
                 return ConversationSnapshot.of(conversation);
             }
         }
+        awaitWriter(); // read our own writes (a delete, a hand-over) before reading the store
         try {
             ConversationRecord record = store.conversation(id).orElseThrow(() -> ConversationException.notFound(id));
             return ConversationSnapshot.of(record, store.entries(id), store.turns(id), false);
@@ -166,6 +168,7 @@ public final class ConversationService implements AutoCloseable {
         if (content == null || content.isBlank()) {
             throw new ConversationException(ConversationException.Kind.INVALID, "The message is empty");
         }
+        requireStorable("message", content);
         while (true) {
             HotConversation conversation = hotOrLoad(id);
             synchronized (conversation) {
@@ -185,6 +188,7 @@ public final class ConversationService implements AutoCloseable {
         long now = System.currentTimeMillis();
         int turn = conversation.currentTurn + 1;
         conversation.currentTurn = turn;
+        conversation.eventIds.updateAndGet(v -> Math.max(v, (long) turn << 32)); // ids stay increasing across reloads
         TurnRecord started = new TurnRecord(conversation.id, turn, TurnRecord.RUNNING, now, null, null);
         conversation.turns.add(started);
         writer.submit(new Write.PutTurn(started));
@@ -280,7 +284,15 @@ public final class ConversationService implements AutoCloseable {
         }
     }
 
+    private void awaitWriter() {
+        if (!writer.flush(Duration.ofSeconds(2))) {
+            throw new ConversationException(ConversationException.Kind.UNAVAILABLE,
+                    "The conversation store is unavailable right now; try again shortly");
+        }
+    }
+
     private HotConversation load(String id) {
+        awaitWriter(); // cold path only: what this instance wrote (a delete, the last entries before a hand-over) is in the store
         // Unknown ids are answered before any lease is taken, so probing leaves no trace.
         if (store.conversation(id).isEmpty()) {
             throw ConversationException.notFound(id);
@@ -295,6 +307,8 @@ public final class ConversationService implements AutoCloseable {
                 HotConversation conversation = new HotConversation(record, store.entries(id), List.of(), writer::submit);
                 markInterrupted(conversation, turns);
                 conversation.turns.addAll(turns);
+                conversation.currentTurn = Math.max(turns.isEmpty() ? -1 : turns.getLast().turn(),
+                        conversation.stored.isEmpty() ? -1 : conversation.stored.getLast().turn());
                 conversation.leaseConfirmedUntilMillis = held.expiresAtMillis();
                 return conversation;
             }
@@ -380,20 +394,38 @@ public final class ConversationService implements AutoCloseable {
      * whole history.
      */
     private void letGo(HotConversation conversation, String why) {
-        synchronized (conversation) {
-            if (conversation.isRunning()) {
-                return;
+        // Hold the loading lock: a request here must not re-load (and re-own) the conversation between
+        // its removal and the lease release below.
+        ReentrantLock lock = loading.computeIfAbsent(conversation.id, k -> new ReentrantLock());
+        lock.lock();
+        try {
+            synchronized (conversation) {
+                if (conversation.isRunning()) {
+                    return;
+                }
+                conversation.released = true;
+                hot.remove(conversation.id, conversation);
             }
-            conversation.released = true;
-            hot.remove(conversation.id, conversation);
+            if (writer.flush(Duration.ofSeconds(5))) {
+                store.releaseLease(conversation.id, instanceId);
+                log.debug("conversation {}: let go ({})", conversation.id, why);
+            }
+        } finally {
+            lock.unlock();
+            loading.remove(conversation.id, lock);
         }
-        if (writer.flush(Duration.ofSeconds(5))) {
-            store.releaseLease(conversation.id, instanceId);
-            log.debug("conversation {}: let go ({})", conversation.id, why);
+    }
+
+    private static void requireStorable(String what, String text) {
+        int bad = StorableText.firstBad(text);
+        if (bad >= 0) {
+            throw new ConversationException(ConversationException.Kind.INVALID,
+                    "The " + what + " holds U+" + String.format("%04X", (int) text.charAt(bad)) + " at index " + bad + ", which cannot be stored");
         }
     }
 
     static String validTitle(String title) {
+        requireStorable("title", title);
         String stripped = title.strip();
         if (stripped.length() > MAX_TITLE_LENGTH) {
             throw new ConversationException(ConversationException.Kind.INVALID,
@@ -404,7 +436,11 @@ public final class ConversationService implements AutoCloseable {
 
     private static String titleFrom(String content) {
         String line = content.strip().lines().findFirst().orElse("").strip();
-        return line.length() > 60 ? line.substring(0, 60).strip() + "…" : line;
+        if (line.length() <= 60) {
+            return line;
+        }
+        int end = Character.isHighSurrogate(line.charAt(59)) ? 59 : 60; // never cut a surrogate pair
+        return line.substring(0, end).strip() + "…";
     }
 
     /** Ids are UUIDs; anything else cannot exist (and is answered like an unknown id). */
@@ -459,7 +495,8 @@ public final class ConversationService implements AutoCloseable {
             }
         }
         if (!writer.flush(Duration.ofSeconds(10))) {
-            log.warn("shutdown: {} writes could not be stored", writer.pending());
+            log.warn("shutdown: {} writes could not be stored; leases are left to expire", writer.pending());
+            return; // releasing now would let another instance load a conversation whose last writes are still queued here
         }
         for (String id : hot.keySet()) {
             try {

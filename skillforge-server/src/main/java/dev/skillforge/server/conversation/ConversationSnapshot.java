@@ -23,7 +23,11 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
                                    boolean running, JsonNode runningSummary) {
 
     static ConversationSnapshot of(HotConversation conversation) {
-        return new ConversationSnapshot(conversation.record, List.copyOf(conversation.stored), List.copyOf(conversation.turns),
+        List<StoredEntry> entries;
+        synchronized (conversation.transcript) { // 'stored' is appended by the run thread under the transcript's lock
+            entries = List.copyOf(conversation.stored);
+        }
+        return new ConversationSnapshot(conversation.record, entries, List.copyOf(conversation.turns),
                 conversation.isRunning(), conversation.runningRecorder == null ? null : conversation.runningRecorder.summary());
     }
 

@@ -47,7 +47,7 @@ final class HotConversation {
         this.writes = writes;
         this.turns = new ArrayList<>(turns);
         this.stored = new ArrayList<>(stored);
-        this.nextSeq = stored.size();
+        this.nextSeq = stored.isEmpty() ? 0 : stored.getLast().seq() + 1;
         this.currentTurn = turns.isEmpty() ? -1 : turns.getLast().turn();
         this.transcript = new Transcript(stored.stream().map(HotConversation::entryOf).toList(), this::recordAppend);
     }

@@ -99,8 +99,13 @@ public final class ApiServer implements AutoCloseable {
         AtomicLong ids = new AtomicLong();
         AgentRun run = AgentRun.start(loop, new Transcript(request.messages()), systemPrompt, cacheKey(request.messages()),
                 new RunEventLog(ids::incrementAndGet), event -> { }, last -> { });
-        if (!out.follow(run.events(), 0)) {
-            run.cancel("the client disconnected");
+        boolean followedToTheEnd = false;
+        try {
+            followedToTheEnd = out.follow(run.events(), 0);
+        } finally {
+            if (!followedToTheEnd) {
+                run.cancel("the client disconnected");
+            }
         }
     }
 

@@ -10,10 +10,12 @@ import dev.skillforge.server.conversation.ConversationSnapshot;
 import dev.skillforge.server.conversation.MarkdownExport;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
+import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -115,7 +117,13 @@ public final class ConversationRoutes {
             ctx.status(204); // nothing to follow: EventSource clients stop reconnecting on 204
             return;
         }
-        new SseWriter(ctx.res()).follow(run.get().events(), lastEventId(ctx));
+        long after = lastEventId(ctx);
+        RunEventLog log = run.get().events();
+        if (log.finished() && log.framesAfter(after, Duration.ZERO).isEmpty()) {
+            ctx.status(204); // everything was seen: an EventSource must stop reconnecting
+            return;
+        }
+        new SseWriter(ctx.res()).follow(log, after);
     }
 
     private void export(Context ctx) {

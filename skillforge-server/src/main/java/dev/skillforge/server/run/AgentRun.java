@@ -36,9 +36,12 @@ public final class AgentRun {
     public static AgentRun start(AgentLoop loop, Transcript transcript, String systemPrompt, String cacheKey,
                                  RunEventLog events, EventSink observer, Consumer<AgentEvent> onEnd) {
         AgentRun run = new AgentRun(events);
+        // The last event (done or error) is published only after onEnd: a client that saw it may start the next turn at once.
         EventSink sink = event -> {
             observer.accept(event);
-            events.accept(event);
+            if (!(event instanceof AgentEvent.Done || event instanceof AgentEvent.Error)) {
+                events.accept(event);
+            }
         };
         Thread.ofVirtual().name("run-" + cacheKey).start(() -> {
             AgentEvent last;
@@ -52,6 +55,7 @@ public final class AgentRun {
             try {
                 onEnd.accept(last);
             } finally {
+                events.accept(last);
                 run.ended.countDown();
             }
         });

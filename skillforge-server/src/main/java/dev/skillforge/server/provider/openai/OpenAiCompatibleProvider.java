@@ -90,7 +90,19 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
 
     private ModelReply readStream(StreamingHttp.Response response, ModelStreamListener listener) throws ProviderException {
         OpenAiStreamParser parser = new OpenAiStreamParser(listener);
-        SseDataReader events = new SseDataReader(response::nextLine);
+        // Keep-alive comments (": ping") prove the connection, not progress: the idle limit counts from the last data line.
+        long idleNanos = settings.timeouts().idle().toNanos();
+        long[] lastData = {System.nanoTime()};
+        SseDataReader events = new SseDataReader(() -> {
+            String line = response.nextLine();
+            if (line != null && line.startsWith("data:")) {
+                lastData[0] = System.nanoTime();
+            } else if (line != null && System.nanoTime() - lastData[0] > idleNanos) {
+                throw new ProviderException("provider_timeout", "The provider sent only keep-alives for "
+                        + settings.timeouts().idle().toSeconds() + " s: no data");
+            }
+            return line;
+        });
         String data;
         while ((data = events.next()) != null) {
             if (!parser.accept(data)) {
