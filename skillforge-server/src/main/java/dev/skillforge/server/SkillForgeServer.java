@@ -2,6 +2,7 @@ package dev.skillforge.server;
 
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.InstanceIdentity;
 import dev.skillforge.server.http.ApiServer;
 import dev.skillforge.server.http.ConversationRoutes;
 import dev.skillforge.server.http.SkillRoutes;
@@ -32,6 +33,7 @@ public final class SkillForgeServer implements AutoCloseable {
     public final ConversationService conversations;
     public final ApiServer api;
     private final ConfiguredProvider provider;
+    private final InstanceIdentity identity;
 
     /**
      * @param database  the store, owned by the server from here on (closed with it)
@@ -46,9 +48,11 @@ public final class SkillForgeServer implements AutoCloseable {
         this.database = database;
         this.store = wrapStore.apply(database);
         this.writer = new StoreWriter(store);
+        this.identity = InstanceIdentity.of(dataDir);
         AgentLoop loop = new AgentLoop(provider.model(), new SkillCommands(skills), maxIterations);
         this.conversations = new ConversationService(store, writer, loop,
-                new ConversationService.Defaults(SystemPrompt.TEXT, provider.name(), provider.modelName()));
+                new ConversationService.Defaults(SystemPrompt.TEXT, provider.name(), provider.modelName()), identity.id());
+        conversations.recover();
         this.api = ApiServer.start(host, port, loop, SystemPrompt.TEXT,
                 new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()),
                 new ConversationRoutes(conversations, provider.nextRequestMessages()), new SkillRoutes(skills));
@@ -66,5 +70,6 @@ public final class SkillForgeServer implements AutoCloseable {
         writer.close();
         database.close();
         provider.close();
+        identity.close();
     }
 }

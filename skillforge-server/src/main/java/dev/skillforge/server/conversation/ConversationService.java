@@ -58,13 +58,19 @@ public final class ConversationService implements AutoCloseable {
     private final StoreWriter writer;
     private final AgentLoop loop;
     private final Defaults defaults;
-    private final String instanceId = UUID.randomUUID().toString();
+    private final String instanceId;
     private final Map<String, HotConversation> hot = new ConcurrentHashMap<>();
     private final Map<String, ReentrantLock> loading = new ConcurrentHashMap<>();
     private final ScheduledExecutorService leaseKeeper = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("lease-keeper").factory());
 
     public ConversationService(ConversationStore store, StoreWriter writer, AgentLoop loop, Defaults defaults) {
+        this(store, writer, loop, defaults, UUID.randomUUID().toString());
+    }
+
+    /** @param instanceId this server's lease owner id ({@link InstanceIdentity}): the same across restarts on one data folder */
+    public ConversationService(ConversationStore store, StoreWriter writer, AgentLoop loop, Defaults defaults, String instanceId) {
+        this.instanceId = instanceId;
         this.store = store;
         this.writer = writer;
         this.loop = loop;
@@ -87,6 +93,10 @@ public final class ConversationService implements AutoCloseable {
         writer.submit(new Write.CreateConversation(record, instanceId, now + LEASE_TTL_MILLIS));
         conversation.leaseConfirmedUntilMillis = now + LEASE_TTL_MILLIS;
         hot.put(id, conversation);
+        // Other instances know a conversation only from the database: store it (with its lease) before
+        // the client has its id, or a request sent to another instance at once is answered 404.
+        // Bounded, and not a turn: during an outage the conversation still starts here and is written later.
+        writer.flush(Duration.ofSeconds(2));
         return record;
     }
 
@@ -305,7 +315,7 @@ public final class ConversationService implements AutoCloseable {
                 ConversationRecord record = store.conversation(id).orElseThrow(() -> ConversationException.notFound(id));
                 List<TurnRecord> turns = new ArrayList<>(store.turns(id));
                 HotConversation conversation = new HotConversation(record, store.entries(id), List.of(), writer::submit);
-                markInterrupted(conversation, turns);
+                markInterrupted(id, turns);
                 conversation.turns.addAll(turns);
                 conversation.currentTurn = Math.max(turns.isEmpty() ? -1 : turns.getLast().turn(),
                         conversation.stored.isEmpty() ? -1 : conversation.stored.getLast().turn());
@@ -321,7 +331,7 @@ public final class ConversationService implements AutoCloseable {
     }
 
     /** We hold the lease, so a turn still marked running was cut off by a crash: say so, never show it complete. */
-    private void markInterrupted(HotConversation conversation, List<TurnRecord> turns) {
+    private void markInterrupted(String id, List<TurnRecord> turns) {
         for (int i = 0; i < turns.size(); i++) {
             TurnRecord turn = turns.get(i);
             if (TurnRecord.RUNNING.equals(turn.status())) {
@@ -329,9 +339,38 @@ public final class ConversationService implements AutoCloseable {
                         turn.startedAtMillis(), System.currentTimeMillis(), "{\"status\":\"interrupted\"}");
                 turns.set(i, interrupted);
                 writer.submit(new Write.PutTurn(interrupted));
-                log.warn("conversation {}: turn {} was interrupted (the server stopped during it)", conversation.id, turn.turn());
+                log.warn("conversation {}: turn {} was interrupted (the server stopped during it)", id, turn.turn());
             }
         }
+    }
+
+    /**
+     * Finishes what a crash of this instance's previous life (same id: same data folder) left: the
+     * turns it was running are marked interrupted and its leases are given back, so a restart shows
+     * them as cut at once, and any instance can go on with those conversations without waiting for
+     * the dead leases to expire. Call once at start, before serving.
+     *
+     * @return how many conversations were recovered
+     */
+    public int recover() {
+        Set<String> leftovers;
+        try {
+            leftovers = store.leasesHeldBy(instanceId);
+        } catch (StoreException e) {
+            log.warn("recovery: cannot read the leases of the previous run: {}", e.getMessage());
+            return 0;
+        }
+        for (String id : leftovers) {
+            markInterrupted(id, new ArrayList<>(store.turns(id)));
+        }
+        if (leftovers.isEmpty() || !writer.flush(Duration.ofSeconds(10))) {
+            return 0;
+        }
+        for (String id : leftovers) {
+            store.releaseLease(id, instanceId);
+        }
+        log.info("recovered {} conversations left by the previous run of this server", leftovers.size());
+        return leftovers.size();
     }
 
     /** Renews the leases of hot conversations and hands over those another instance asks for, when idle. */

@@ -9,6 +9,7 @@ import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.staticfiles.Location;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,8 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The HTTP API: {@code POST /api/agent} (a turn, answered as Server-Sent Events) and
- * {@code GET /healthz}. Every refusal is JSON {@code {"error":{"code":…,"message":…}}} and is sent
- * before any stream starts; errors never carry stack traces.
+ * {@code GET /healthz}; the chat page's static files at {@code /} and {@code /webjars/…}, with
+ * security headers (CSP, nosniff, no referrer) on every response. Every refusal is JSON
+ * {@code {"error":{"code":…,"message":…}}} and is sent before any stream starts; errors never carry
+ * stack traces.
  */
 public final class ApiServer implements AutoCloseable {
 
@@ -32,6 +35,15 @@ public final class ApiServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
     /** Marks a response whose JSON error is written, so the 404 handler leaves it alone. */
     private static final String ERROR_WRITTEN = "skillforge.error-written";
+
+    /**
+     * The page's Content-Security-Policy: only this server's own scripts, styles and connections, no
+     * inline script or style, no plugins, no framing. Model output is untrusted and is rendered into
+     * the page (sanitised); this is the second line of defence.
+     */
+    public static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; "
+            + "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+            + "form-action 'self'";
 
     /** What {@code /healthz} says about the provider. */
     public record ProviderInfo(String name, String model, boolean simulated) {
@@ -52,6 +64,14 @@ public final class ApiServer implements AutoCloseable {
         this.provider = provider;
         this.app = Servers.start(host, port, config -> {
             config.http.prefer405over404 = true;
+            // The chat page (src/main/resources/public) at /, its libraries from WebJars at /webjars/…
+            config.staticFiles.add(files -> {
+                files.hostedPath = "/";
+                files.directory = "/public";
+                files.location = Location.CLASSPATH;
+            });
+            config.staticFiles.enableWebjars();
+            config.routes.before(ApiServer::securityHeaders);
             config.routes.get("/healthz", this::health);
             config.routes.post("/api/agent", this::agent);
             conversations.register(config);
@@ -121,6 +141,13 @@ public final class ApiServer implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
+    }
+
+    /** On every response, pages, files, JSON and streams alike. */
+    private static void securityHeaders(Context ctx) {
+        ctx.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("Referrer-Policy", "no-referrer");
     }
 
     static void error(Context ctx, int status, String code, String message) {

@@ -52,6 +52,12 @@ public interface ConversationStore extends AutoCloseable {
      */
     Renewal renewLeases(String owner, Set<String> conversationIds, long nowMillis, long ttlMillis);
 
+    /**
+     * The conversations whose lease is recorded for {@code owner}, still valid or expired (a lease
+     * nobody took over stays recorded for its last holder).
+     */
+    Set<String> leasesHeldBy(String owner);
+
     /** Gives the lease up (if {@code owner} holds it). */
     void releaseLease(String conversationId, String owner);
 

@@ -103,6 +103,7 @@ public final class JdbcConversationStore implements ConversationStore {
     private static final String TAKE_LEASE =
             "UPDATE leases SET owner = ?, epoch = ?, expires_at = ?, requested_by = ? WHERE conversation_id = ?";
     private static final String REQUEST_LEASE = "UPDATE leases SET requested_by = ? WHERE conversation_id = ?";
+    private static final String LEASES_HELD_BY = "SELECT conversation_id FROM leases WHERE owner = ?";
     private static final String RELEASE_LEASE =
             "UPDATE leases SET owner = NULL, requested_by = NULL WHERE conversation_id = ? AND owner = ?";
 
@@ -526,6 +527,23 @@ public final class JdbcConversationStore implements ConversationStore {
                 }
             }
             return new Renewal(Set.copyOf(held), Set.copyOf(requested));
+        });
+    }
+
+    @Override
+    public Set<String> leasesHeldBy(String owner) {
+        Objects.requireNonNull(owner, "owner");
+        return read("read the leases of " + owner, connection -> {
+            try (PreparedStatement select = connection.prepareStatement(LEASES_HELD_BY)) {
+                select.setString(1, owner);
+                try (ResultSet rows = select.executeQuery()) {
+                    Set<String> ids = new LinkedHashSet<>();
+                    while (rows.next()) {
+                        ids.add(rows.getString(1));
+                    }
+                    return Set.copyOf(ids);
+                }
+            }
         });
     }
 

@@ -88,6 +88,12 @@ public final class LatencyInjectingStore implements ConversationStore {
     }
 
     @Override
+    public Set<String> leasesHeldBy(String owner) {
+        delay();
+        return delegate.leasesHeldBy(owner);
+    }
+
+    @Override
     public void releaseLease(String conversationId, String owner) {
         delay();
         delegate.releaseLease(conversationId, owner);

@@ -93,6 +93,12 @@ public final class OutageSimulatingStore implements ConversationStore {
     }
 
     @Override
+    public Set<String> leasesHeldBy(String owner) {
+        check();
+        return delegate.leasesHeldBy(owner);
+    }
+
+    @Override
     public void releaseLease(String conversationId, String owner) {
         check();
         delegate.releaseLease(conversationId, owner);

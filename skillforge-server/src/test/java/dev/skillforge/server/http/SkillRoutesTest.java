@@ -38,11 +38,12 @@ class SkillRoutesTest {
     void hostileNamesAreUnknownAndTouchNothing(@TempDir Path data) throws Exception {
         Path outside = Files.writeString(data.resolve("secret.txt"), "keep");
         try (ServerHarness server = new ServerHarness(data, new SimScript())) {
-            for (String name : new String[]{"..", "..%2Fsecret.txt", "%2E%2E", "UPPER", "a%00b", "x".repeat(65)}) {
-                // Jetty itself refuses a NUL in a path with 400 before any route runs.
+            for (String name : new String[]{"..", "..%2Fsecret.txt", "%2E%2E", "UPPER", "x".repeat(65)}) {
                 assertThat(SseClient.get(server.url("/api/skills/" + name)).status()).as(name).isIn(404, 400);
                 assertThat(SseClient.send("DELETE", server.url("/api/skills/" + name), null).status()).as(name).isIn(404, 400);
             }
+            // Jetty refuses a NUL in a path with 400 before any route runs, and closes the connection.
+            assertThat(SseClient.get(server.url("/api/skills/a%00b")).status()).isEqualTo(400);
             assertThat(Files.readString(outside)).isEqualTo("keep");
         }
     }

@@ -497,6 +497,20 @@ abstract class ConversationStoreContract {
     }
 
     @Test
+    void leasesHeldByNamesTheOwnersLeasesExpiredOrNotAndNoneReleasedOrTakenOver() {
+        store().acquireLease("c-1", "A", 1_000, 500);
+        store().acquireLease("c-2", "A", 1_000, 500);
+        store().acquireLease("c-3", "A", 1_000, 500);
+        store().acquireLease("c-4", "B", 1_000, 500);
+        store().releaseLease("c-2", "A");
+        store().acquireLease("c-3", "B", 1_500, 500);
+
+        assertThat(store().leasesHeldBy("A")).as("c-1 expired at 1 500 but nobody took it").containsExactly("c-1");
+        assertThat(store().leasesHeldBy("B")).containsExactlyInAnyOrder("c-3", "c-4");
+        assertThat(store().leasesHeldBy("C")).isEmpty();
+    }
+
+    @Test
     void renewalExtendsOnlyTheLeasesTheOwnerStillHolds() {
         store().acquireLease("c-1", "A", 1_000, 500);
         store().acquireLease("c-2", "A", 1_000, 500);

@@ -67,6 +67,11 @@ final class RecordingStore implements ConversationStore {
     }
 
     @Override
+    public Set<String> leasesHeldBy(String owner) {
+        return delegate.leasesHeldBy(owner);
+    }
+
+    @Override
     public void releaseLease(String conversationId, String owner) {
         delegate.releaseLease(conversationId, owner);
     }

@@ -1,0 +1,129 @@
+// The conversation and skills API, and a reader for the Server-Sent Events of a turn.
+
+/** An answer that was not 2xx: carries the server's {"error": {code, message}}. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function failure(response) {
+  let code = 'http_' + response.status;
+  let message = `The server answered ${response.status}`;
+  try {
+    const body = await response.json();
+    if (body && body.error) {
+      code = body.error.code || code;
+      message = body.error.message || message;
+    }
+  } catch {
+    // not JSON: keep the generic message
+  }
+  return new ApiError(response.status, code, message);
+}
+
+async function call(method, path, body) {
+  const init = { method, headers: { Accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  if (!response.ok) {
+    throw await failure(response);
+  }
+  return response.status === 204 ? null : response.json();
+}
+
+const conversationPath = id => '/api/conversations/' + encodeURIComponent(id);
+const skillPath = name => '/api/skills/' + encodeURIComponent(name);
+
+export const api = {
+  health: () => call('GET', '/healthz'),
+  listConversations: () => call('GET', '/api/conversations?limit=100'),
+  createConversation: () => call('POST', '/api/conversations', {}),
+  conversation: id => call('GET', conversationPath(id)),
+  rename: (id, title) => call('PATCH', conversationPath(id), { title }),
+  remove: id => call('DELETE', conversationPath(id)),
+  stop: id => call('POST', conversationPath(id) + '/stop', {}),
+  skills: () => call('GET', '/api/skills'),
+  skill: name => call('GET', skillPath(name)),
+  deleteSkill: name => call('DELETE', skillPath(name)),
+  skillDownloadUrl: name => skillPath(name) + '/SKILL.md',
+
+  /** Starts a turn; resolves to the streaming response once its headers arrived. */
+  async sendMessage(id, content, signal) {
+    const response = await fetch(conversationPath(id) + '/messages', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+      body: JSON.stringify({ content }),
+      signal,
+    });
+    if (!response.ok) {
+      throw await failure(response);
+    }
+    return response;
+  },
+
+  /** Re-attaches to the running (or last) turn after event {@code lastEventId}; null when there is none. */
+  async events(id, lastEventId, signal) {
+    const headers = { Accept: 'text/event-stream' };
+    if (lastEventId) {
+      headers['Last-Event-ID'] = String(lastEventId);
+    }
+    const response = await fetch(conversationPath(id) + '/events', { headers, signal });
+    if (response.status === 204) {
+      return null;
+    }
+    if (!response.ok) {
+      throw await failure(response);
+    }
+    return response;
+  },
+};
+
+/**
+ * Reads a text/event-stream body and calls onEvent({id, data}) for each event, data parsed from JSON.
+ * Comment lines (": ping") are skipped. Resolves when the body ends; rejects when it is cut or aborted.
+ */
+export async function readEvents(response, onEvent) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  let id = null;
+  let data = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) {
+      return;
+    }
+    buffer += value;
+    let start = 0;
+    let newline;
+    while ((newline = buffer.indexOf('\n', start)) >= 0) {
+      let line = buffer.slice(start, newline);
+      start = newline + 1;
+      if (line.endsWith('\r')) {
+        line = line.slice(0, -1);
+      }
+      if (line === '') {
+        if (data.length > 0) {
+          onEvent({ id: id === null ? null : Number(id), data: JSON.parse(data.join('\n')) });
+        }
+        id = null;
+        data = [];
+      } else if (!line.startsWith(':')) {
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'id') {
+          id = text;
+        } else if (field === 'data') {
+          data.push(text);
+        }
+      }
+    }
+    buffer = buffer.slice(start);
+  }
+}

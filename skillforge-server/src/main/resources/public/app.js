@@ -1,0 +1,683 @@
+// The chat page: conversations, sending a message and following its turn, stop, re-attaching after
+// a reload or a switch, the provider label, theme and layout. It talks only to the server's API.
+
+import { api, readEvents } from './api.js';
+import { element } from './render.js';
+import { SkillsPanel } from './skills.js';
+import { TurnView } from './turn.js';
+
+const $ = id => document.getElementById(id);
+const ui = {
+  body: document.body,
+  messages: $('messages'),
+  turns: $('turns'),
+  empty: $('empty-state'),
+  jump: $('jump-latest'),
+  composer: $('composer'),
+  input: $('input'),
+  send: $('send'),
+  stop: $('stop'),
+  list: $('conversation-list'),
+  listEmpty: $('conversation-list-empty'),
+  provider: $('provider'),
+  simNotice: $('sim-notice'),
+  toast: $('toast'),
+  sidebarToggle: $('toggle-sidebar'),
+  theme: $('theme'),
+};
+
+const state = {
+  id: null, // the conversation shown
+  lastTurn: -1, // the number of its last turn (the server numbers turns 0, 1, 2, …)
+  run: null, // the turn this page is following in the shown conversation
+  load: 0, // increases on every switch, so a slow load for an earlier choice is dropped
+  stick: true, // follow the stream to the bottom unless the person scrolled up
+};
+
+const actions = {
+  retry: message => send(message),
+  reconnect: () => {
+    if (state.id) {
+      openConversation(state.id); // shows what is stored and follows the turn if it still runs
+    }
+  },
+};
+
+const skills = new SkillsPanel(message => toast(message));
+
+// ---- the run cache: what this tab saw of a running turn, so a reload shows it at once and asks the
+// server only for what it missed (Last-Event-ID). sessionStorage: per tab, gone with the tab.
+
+const CACHE_PREFIX = 'skillforge.run.';
+let pendingSave = null;
+
+function readRunCache(id) {
+  try {
+    const value = sessionStorage.getItem(CACHE_PREFIX + id);
+    return value ? JSON.parse(value) : null;
+  } catch {
+    return null;
+  }
+}
+
+function saveRunCache(id, cache) {
+  try {
+    sessionStorage.setItem(CACHE_PREFIX + id, JSON.stringify(cache));
+  } catch {
+    clearRunCache(id); // too big for storage: a reload then replays the whole turn from the server
+  }
+}
+
+function clearRunCache(id) {
+  try {
+    sessionStorage.removeItem(CACHE_PREFIX + id);
+  } catch {
+    // storage unavailable: nothing to clear
+  }
+}
+
+function saveSoon(id, cache) {
+  pendingSave = () => saveRunCache(id, cache);
+  if (!saveSoon.timer) {
+    saveSoon.timer = setTimeout(flushSave, 250);
+  }
+}
+
+function flushSave() {
+  clearTimeout(saveSoon.timer);
+  saveSoon.timer = null;
+  if (pendingSave) {
+    pendingSave();
+    pendingSave = null;
+  }
+}
+
+window.addEventListener('pagehide', flushSave);
+
+// ---- runs -------------------------------------------------------------------------------------
+
+function startRun(view, id) {
+  const run = { id, view, controller: new AbortController(), stopRequested: false, ended: false };
+  state.run = run;
+  setBusy(true);
+  return run;
+}
+
+function endRun(run) {
+  run.ended = true;
+  if (state.run === run) {
+    state.run = null;
+    setBusy(false);
+  }
+}
+
+/** Stops following the shown run (the turn goes on at the server); its cache stays for re-attaching. */
+function detachRun() {
+  const run = state.run;
+  if (run) {
+    run.detached = true;
+    run.controller.abort();
+    flushSave();
+    endRun(run);
+  }
+}
+
+function setBusy(busy) {
+  ui.body.dataset.busy = String(busy);
+  ui.send.hidden = busy;
+  ui.send.disabled = busy;
+  ui.stop.hidden = !busy;
+  ui.stop.disabled = false;
+}
+
+/** Sends the person's message as a new turn of the shown conversation (created first if needed). */
+async function send(text) {
+  if (state.run || text.trim() === '') {
+    return;
+  }
+  showEmptyState(false);
+  const view = addTurn(new TurnView(text, actions));
+  state.stick = true;
+  scrollToEnd();
+  const run = startRun(view, state.id);
+  try {
+    if (!run.id) {
+      const created = await api.createConversation();
+      run.id = created.id;
+      if (!run.detached) {
+        state.id = created.id;
+        state.lastTurn = -1;
+        history.pushState(null, '', '#/c/' + created.id);
+      }
+    }
+    if (run.stopRequested) {
+      view.finish('cancelled', 'cancelled', null, 0); // stopped before anything was sent
+      endRun(run);
+      refreshConversations();
+      return;
+    }
+    const cache = { turn: state.lastTurn + 1, lastEventId: 0, events: [] };
+    const response = await api.sendMessage(run.id, text, run.controller.signal);
+    if (run.stopRequested) {
+      api.stop(run.id).catch(() => {}); // the first stop may have come before the turn existed
+    }
+    saveRunCache(run.id, cache);
+    refreshConversations();
+    await follow(run, cache, null, response);
+  } catch (e) {
+    if (!run.detached) {
+      view.failedToStart(describe(e));
+      endRun(run);
+      refreshConversations();
+    }
+  }
+}
+
+/**
+ * Reads a turn's events into its view until done or error. When the stream is cut before that,
+ * re-attaches with Last-Event-ID (a few times), then offers to reconnect.
+ */
+async function follow(run, cache, reopen, firstResponse) {
+  let response = firstResponse;
+  let finished = false;
+  let noRun = false;
+  for (let attempt = 0; !finished && attempt < 4 && !run.detached; attempt++) {
+    try {
+      if (!response) {
+        if (attempt > 0) {
+          await new Promise(resolve => setTimeout(resolve, 300 * attempt));
+        }
+        response = await (reopen || (signal => api.events(run.id, cache.lastEventId, signal)))(run.controller.signal);
+        if (response === null) {
+          noRun = true; // nothing (more) to follow: the turn ended meanwhile, or the server restarted
+          break;
+        }
+      }
+      await readEvents(response, ({ id, data }) => {
+        if (id !== null) {
+          if (id <= cache.lastEventId) {
+            return; // seen already
+          }
+          cache.lastEventId = id;
+        }
+        cache.events.push(data);
+        saveSoon(run.id, cache);
+        run.view.apply(data);
+        if (data.type === 'done' || data.type === 'error') {
+          finished = true;
+        }
+      });
+    } catch (e) {
+      if (run.detached) {
+        return;
+      }
+    }
+    response = null;
+    reopen = null;
+  }
+  if (run.detached) {
+    return;
+  }
+  if (finished) {
+    pendingSave = null;
+    clearRunCache(run.id);
+    state.lastTurn = Math.max(state.lastTurn, cache.turn);
+    endRun(run);
+    refreshConversations();
+    skills.refresh();
+  } else if (noRun && Date.now() - (reloadedAfterNoRun.get(run.id) || 0) > 5000) {
+    // What is stored is the whole story now: show it (once; a second time in a row offers Reconnect).
+    reloadedAfterNoRun.set(run.id, Date.now());
+    pendingSave = null;
+    clearRunCache(run.id);
+    endRun(run);
+    openConversation(run.id);
+  } else {
+    flushSave(); // keep what was seen: reconnecting asks only for the rest
+    endRun(run);
+    run.view.finish('interrupted', null, null, run.view.iterations.length);
+    run.view.showError('The connection to the server was lost.', 'reconnect');
+  }
+}
+
+const reloadedAfterNoRun = new Map();
+
+async function stop() {
+  const run = state.run;
+  if (!run || run.stopRequested) {
+    return;
+  }
+  run.stopRequested = true;
+  ui.stop.disabled = true;
+  run.view.setProgress('Stopping…');
+  if (run.id) {
+    try {
+      await api.stop(run.id);
+    } catch (e) {
+      toast('Could not stop the turn: ' + describe(e));
+      ui.stop.disabled = false;
+      run.stopRequested = false;
+      return;
+    }
+  }
+  // The server ends the turn with done(cancelled) at once; if that never arrives, stop waiting.
+  setTimeout(() => {
+    if (!run.ended && state.run === run) {
+      detachRun();
+      openConversation(run.id);
+    }
+  }, 5000);
+}
+
+// ---- conversations ----------------------------------------------------------------------------
+
+function idFromHash() {
+  const match = /^#\/c\/([^/]+)$/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+function addTurn(view) {
+  view.onChange = contentChanged;
+  ui.turns.append(view.el);
+  return view;
+}
+
+function showEmptyState(show) {
+  ui.empty.hidden = !show;
+}
+
+function newChat() {
+  detachRun();
+  state.load++;
+  state.id = null;
+  state.lastTurn = -1;
+  ui.turns.replaceChildren();
+  showEmptyState(true);
+  if (location.hash) {
+    history.pushState(null, '', location.pathname + location.search);
+  }
+  markCurrent();
+  closeSidebarOnPhone();
+  ui.input.focus();
+}
+
+/** Shows a stored conversation exactly as stored, and follows its running turn if it has one. */
+async function openConversation(id) {
+  detachRun();
+  const load = ++state.load;
+  state.id = id;
+  markCurrent();
+  closeSidebarOnPhone();
+  let snapshot;
+  try {
+    snapshot = await api.conversation(id);
+  } catch (e) {
+    if (load === state.load) {
+      ui.turns.replaceChildren();
+      showEmptyState(true);
+      toast(e.status === 404 ? 'That conversation no longer exists.' : 'Could not open the conversation: ' + describe(e));
+      if (e.status === 404) {
+        clearRunCache(id);
+        newChat();
+      }
+    }
+    return;
+  }
+  if (load !== state.load) {
+    return;
+  }
+  ui.turns.replaceChildren();
+  state.lastTurn = -1;
+  let running = null;
+  for (const turn of snapshot.turns) {
+    state.lastTurn = Math.max(state.lastTurn, turn.turn);
+    if (turn.status === 'running') {
+      running = turn;
+    } else {
+      addTurn(TurnView.fromStored(turn, snapshot.entries, actions));
+    }
+  }
+  showEmptyState(snapshot.turns.length === 0);
+  state.stick = true;
+  scrollToEnd();
+  if (running) {
+    reattach(id, running);
+  } else {
+    clearRunCache(id);
+  }
+}
+
+/** Follows a running turn: what this tab already saw comes from its cache, the rest from the server. */
+function reattach(id, turn) {
+  const view = addTurn(new TurnView(turn.userMessage ?? '', actions));
+  const run = startRun(view, id);
+  let cache = readRunCache(id);
+  if (cache && cache.turn === turn.turn && Array.isArray(cache.events)) {
+    for (const event of cache.events) {
+      view.apply(event);
+    }
+    view.flush();
+  } else {
+    cache = { turn: turn.turn, lastEventId: 0, events: [] }; // nothing seen here: replay the whole turn
+  }
+  scrollToEnd();
+  follow(run, cache, signal => api.events(id, cache.lastEventId, signal));
+}
+
+async function refreshConversations() {
+  let answer;
+  try {
+    answer = await api.listConversations();
+  } catch (e) {
+    toast('Could not load the conversations: ' + describe(e));
+    return;
+  }
+  ui.list.replaceChildren(...answer.conversations.map(conversationItem));
+  ui.listEmpty.hidden = answer.conversations.length > 0;
+  markCurrent();
+}
+
+function conversationItem(conversation) {
+  const li = element('li', 'conversation');
+  li.dataset.id = conversation.id;
+  li.dataset.running = String(conversation.running);
+  const title = conversation.title || 'New chat';
+  const open = element('a', 'conversation-open', title);
+  open.href = '#/c/' + encodeURIComponent(conversation.id);
+  open.title = title;
+  open.addEventListener('click', closeSidebarOnPhone); // also when it is the conversation shown
+  const rename = iconButton('✎', 'Rename ' + title, 'rename');
+  rename.addEventListener('click', () => startRename(li, open, conversation));
+  const remove = iconButton('✕', 'Delete ' + title, 'delete');
+  remove.addEventListener('click', () => confirmDelete(li, conversation));
+  li.append(open, rename, remove);
+  return li;
+}
+
+function iconButton(symbol, label, className) {
+  const button = element('button', 'icon-button ' + className, symbol);
+  button.type = 'button';
+  button.setAttribute('aria-label', label);
+  button.title = label;
+  return button;
+}
+
+function startRename(li, open, conversation) {
+  const input = element('input', 'rename-input');
+  input.value = conversation.title || '';
+  input.setAttribute('aria-label', 'New title');
+  input.maxLength = 200;
+  li.replaceChildren(input);
+  input.focus();
+  input.select();
+  let done = false;
+  const finish = async save => {
+    if (done) {
+      return;
+    }
+    done = true;
+    const title = input.value.trim();
+    if (save && title && title !== conversation.title) {
+      try {
+        await api.rename(conversation.id, title);
+      } catch (e) {
+        toast('Could not rename: ' + describe(e));
+      }
+    }
+    await refreshConversations();
+    const again = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .rename`);
+    if (again) {
+      again.focus();
+    }
+  };
+  input.addEventListener('keydown', event => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      finish(true);
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      finish(false);
+    }
+  });
+  input.addEventListener('blur', () => finish(true));
+}
+
+function confirmDelete(li, conversation) {
+  const title = conversation.title || 'New chat';
+  const box = element('div', 'confirm');
+  box.append(element('span', null, `Delete “${title}”?`));
+  const yes = element('button', 'button danger confirm-yes', 'Delete');
+  yes.type = 'button';
+  const no = element('button', 'button', 'Keep');
+  no.type = 'button';
+  box.append(yes, no);
+  li.replaceChildren(box);
+  yes.focus();
+  no.addEventListener('click', () => refreshConversations());
+  yes.addEventListener('click', async () => {
+    try {
+      await api.remove(conversation.id);
+    } catch (e) {
+      toast(e.status === 409 ? 'A turn is running in that conversation: stop it first.' : 'Could not delete: ' + describe(e));
+      refreshConversations();
+      return;
+    }
+    clearRunCache(conversation.id);
+    if (state.id === conversation.id) {
+      newChat();
+    }
+    refreshConversations();
+  });
+}
+
+function markCurrent() {
+  for (const li of ui.list.children) {
+    const link = li.querySelector('.conversation-open');
+    if (link) {
+      if (li.dataset.id === state.id) {
+        link.setAttribute('aria-current', 'page');
+      } else {
+        link.removeAttribute('aria-current');
+      }
+    }
+  }
+}
+
+// ---- scrolling --------------------------------------------------------------------------------
+
+function nearBottom() {
+  const m = ui.messages;
+  return m.scrollHeight - m.scrollTop - m.clientHeight < 48;
+}
+
+function scrollToEnd() {
+  ui.messages.scrollTop = ui.messages.scrollHeight;
+  ui.jump.hidden = true;
+}
+
+function contentChanged() {
+  if (state.stick) {
+    scrollToEnd();
+  } else {
+    ui.jump.hidden = false;
+  }
+}
+
+// Only the person scrolling up stops the following: content that grows or shrinks also moves the
+// scroll position, and that must not count as "scrolled up to read".
+let lastUserScroll = 0;
+const userScrolls = () => { lastUserScroll = Date.now(); };
+ui.messages.addEventListener('wheel', userScrolls, { passive: true });
+ui.messages.addEventListener('touchmove', userScrolls, { passive: true });
+ui.messages.addEventListener('pointerdown', userScrolls); // the scroll bar
+ui.messages.addEventListener('keydown', event => {
+  if (['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' '].includes(event.key)) {
+    userScrolls();
+  }
+});
+
+ui.messages.addEventListener('scroll', () => {
+  if (nearBottom()) {
+    state.stick = true;
+    ui.jump.hidden = true;
+  } else if (Date.now() - lastUserScroll < 1000) {
+    state.stick = false;
+  } else if (state.stick) {
+    scrollToEnd();
+  }
+});
+
+ui.jump.addEventListener('click', () => {
+  state.stick = true;
+  scrollToEnd();
+  ui.input.focus();
+});
+
+// ---- composer ---------------------------------------------------------------------------------
+
+function autosize() {
+  ui.input.style.height = 'auto';
+  ui.input.style.height = Math.min(ui.input.scrollHeight, 220) + 'px';
+}
+
+ui.composer.addEventListener('submit', event => {
+  event.preventDefault();
+  const text = ui.input.value;
+  if (state.run || text.trim() === '') {
+    return;
+  }
+  ui.input.value = '';
+  autosize();
+  send(text);
+});
+
+ui.input.addEventListener('keydown', event => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.ctrlKey && !event.altKey && !event.metaKey && !event.isComposing) {
+    event.preventDefault(); // Enter sends; Shift+Enter keeps its default: a new line
+    ui.composer.requestSubmit();
+  }
+});
+ui.input.addEventListener('input', autosize);
+ui.stop.addEventListener('click', stop);
+
+for (const example of document.querySelectorAll('.example')) {
+  example.addEventListener('click', () => send(example.textContent.trim()));
+}
+
+// ---- chrome: provider label, theme, sidebar, notices ------------------------------------------
+
+async function showProvider() {
+  try {
+    const health = await api.health();
+    const provider = health.provider || {};
+    if (provider.simulated) {
+      ui.provider.textContent = 'Simulated provider · offline demo';
+      ui.provider.classList.add('simulated');
+      ui.provider.title = 'No real model is answering: the server runs a simulated provider (no key configured).';
+      ui.simNotice.hidden = false;
+    } else {
+      ui.provider.textContent = [provider.name, provider.model].filter(Boolean).join(' · ');
+    }
+  } catch {
+    ui.provider.textContent = 'Server unreachable';
+    ui.provider.classList.add('offline');
+  }
+}
+
+const THEMES = ['auto', 'light', 'dark'];
+const THEME_SYMBOL = { auto: '◐', light: '☀', dark: '☾' };
+
+function applyTheme(theme) {
+  if (theme === 'auto') {
+    delete document.documentElement.dataset.theme;
+  } else {
+    document.documentElement.dataset.theme = theme;
+  }
+  ui.theme.textContent = THEME_SYMBOL[theme];
+  ui.theme.setAttribute('aria-label', 'Colour theme: ' + (theme === 'auto' ? 'automatic' : theme));
+}
+
+function storedTheme() {
+  try {
+    const theme = localStorage.getItem('skillforge.theme');
+    return THEMES.includes(theme) ? theme : 'auto';
+  } catch {
+    return 'auto';
+  }
+}
+
+ui.theme.addEventListener('click', () => {
+  const next = THEMES[(THEMES.indexOf(storedTheme()) + 1) % THEMES.length];
+  try {
+    localStorage.setItem('skillforge.theme', next);
+  } catch {
+    // not remembered, still applied
+  }
+  applyTheme(next);
+});
+
+function closeSidebarOnPhone() {
+  ui.body.classList.remove('sidebar-open');
+  ui.sidebarToggle.setAttribute('aria-expanded', 'false');
+}
+
+ui.sidebarToggle.addEventListener('click', () => {
+  const open = ui.body.classList.toggle('sidebar-open');
+  ui.sidebarToggle.setAttribute('aria-expanded', String(open));
+  if (open) {
+    $('new-chat').focus();
+  }
+});
+
+$('new-chat').addEventListener('click', newChat);
+
+// On a phone the list is a drawer: a tap beside it or Escape closes it.
+$('chat').addEventListener('click', () => {
+  if (ui.body.classList.contains('sidebar-open')) {
+    closeSidebarOnPhone();
+  }
+});
+document.addEventListener('keydown', event => {
+  if (event.key === 'Escape' && ui.body.classList.contains('sidebar-open')) {
+    closeSidebarOnPhone();
+    ui.sidebarToggle.focus();
+  }
+});
+
+let toastTimer = null;
+
+function toast(message) {
+  ui.toast.textContent = message;
+  ui.toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { ui.toast.hidden = true; }, 6000);
+}
+
+function describe(error) {
+  return error && error.message ? error.message : String(error);
+}
+
+window.addEventListener('hashchange', () => {
+  const id = idFromHash();
+  if (id === state.id) {
+    return;
+  }
+  if (id) {
+    openConversation(id);
+  } else {
+    newChat();
+  }
+});
+
+// ---- start ------------------------------------------------------------------------------------
+
+applyTheme(storedTheme());
+showProvider();
+refreshConversations();
+const initial = idFromHash();
+if (initial) {
+  openConversation(initial);
+} else {
+  showEmptyState(true);
+}
+ui.body.dataset.ready = 'true';

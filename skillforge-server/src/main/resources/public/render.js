@@ -1,0 +1,164 @@
+// Rendering untrusted text: Markdown (marked) -> sanitised DOM (DOMPurify) -> highlighted code
+// (highlight.js), and splitting <shell> tags out of an assistant's raw text for display only.
+// The raw text itself is never changed: these functions only read it.
+
+import { Marked } from '/webjars/marked/16.1.1/lib/marked.esm.js';
+import DOMPurify from '/webjars/dompurify/3.3.3/dist/purify.es.mjs';
+
+const markdown = new Marked({ gfm: true, breaks: false });
+
+const escapeHtml = text => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+  .replaceAll('"', '&quot;');
+
+// HTML written by the model is shown as the text it is, never parsed as markup: "<b>" reads "<b>".
+// (Everything marked does produce still goes through DOMPurify below.)
+markdown.use({
+  renderer: {
+    html(token) {
+      return token.block ? `<p class="literal-html">${escapeHtml(token.text.replace(/\s+$/, ''))}</p>\n` : escapeHtml(token.text);
+    },
+  },
+});
+
+// Links from the model open in a new tab and leak nothing; DOMPurify has already dropped
+// javascript:, data: and other unsafe URLs by the time this runs.
+DOMPurify.addHook('afterSanitizeAttributes', node => {
+  if (node.tagName === 'A' && node.hasAttribute('href')) {
+    node.setAttribute('target', '_blank');
+    node.setAttribute('rel', 'noopener noreferrer nofollow');
+  }
+});
+
+const PURIFY = {
+  RETURN_DOM_FRAGMENT: true,
+  // No forms or styles from the model: the CSP would block inline styles anyway, and a form could
+  // imitate the page's own controls.
+  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'option'],
+  FORBID_ATTR: ['style'],
+  SANITIZE_NAMED_PROPS: true,
+};
+
+if (window.hljs) {
+  window.hljs.configure({ ignoreUnescapedHTML: true });
+}
+
+/** Markdown text -> a sanitised DocumentFragment with highlighted code blocks. */
+export function renderMarkdown(text) {
+  const html = markdown.parse(text, { async: false });
+  const fragment = DOMPurify.sanitize(html, PURIFY);
+  highlight(fragment);
+  return fragment;
+}
+
+function highlight(root) {
+  const hljs = window.hljs;
+  if (!hljs) {
+    return;
+  }
+  for (const code of root.querySelectorAll('pre code')) {
+    const language = [...code.classList].find(c => c.startsWith('language-'));
+    if (language && !hljs.getLanguage(language.slice('language-'.length))) {
+      code.classList.remove(language); // unknown language: let highlight.js guess instead of warning
+    }
+    try {
+      hljs.highlightElement(code);
+    } catch {
+      // leave it plain
+    }
+  }
+}
+
+const OPEN = '<shell>';
+const CLOSE = '</shell>';
+// Java's String.strip(): Character.isWhitespace, which (unlike JavaScript's trim) excludes
+// non-breaking spaces. The server's scanner strips this way, so command indices agree with its ids.
+const JAVA_WHITESPACE = '[\\t\\n\\u000B\\f\\r\\u001C-\\u001F \\u1680\\u2000-\\u2006\\u2008-\\u200A\\u2028\\u2029\\u205F\\u3000]';
+const STRIP = new RegExp(`^${JAVA_WHITESPACE}+|${JAVA_WHITESPACE}+$`, 'g');
+
+/** Escapes a literal tag so Markdown shows it as text instead of passing it on as HTML. */
+const literal = text => text.replaceAll('<', '&lt;');
+
+/**
+ * Splits an assistant's raw text into Markdown pieces and commands, as the server's scanner reads it:
+ * the first </shell> closes a tag, an opening tag inside a body is text, empty tags are not commands,
+ * and command i of the iteration is cmd-{iteration}-{i}.
+ *
+ * @param streaming true while the text is still arriving: an unclosed tag is a command being written,
+ *                  and a trailing "<sh" is held back until it is known whether it opens a tag
+ * @returns [{kind: 'markdown', text} | {kind: 'command', index, command} | {kind: 'partial', command}]
+ */
+export function splitShell(raw, streaming) {
+  const parts = [];
+  let text = '';
+  let index = 0;
+  let at = 0;
+  while (at < raw.length) {
+    const open = raw.indexOf(OPEN, at);
+    if (open < 0) {
+      text += raw.slice(at);
+      break;
+    }
+    text += raw.slice(at, open);
+    const bodyStart = open + OPEN.length;
+    const close = raw.indexOf(CLOSE, bodyStart);
+    if (close < 0) {
+      if (streaming) {
+        pushText(parts, text);
+        parts.push({ kind: 'partial', command: raw.slice(bodyStart).replace(STRIP, '') });
+        return parts;
+      }
+      text += literal(raw.slice(open)); // never closed: not a command
+      break;
+    }
+    const command = raw.slice(bodyStart, close).replace(STRIP, '');
+    if (command === '') {
+      text += literal(raw.slice(open, close + CLOSE.length));
+    } else {
+      pushText(parts, text);
+      text = '';
+      parts.push({ kind: 'command', index: index++, command });
+    }
+    at = close + CLOSE.length;
+  }
+  if (streaming) {
+    // "<", "<s", … "<shell" at the very end may be the start of a tag: wait for the next chunk.
+    for (let n = Math.min(OPEN.length - 1, text.length); n > 0; n--) {
+      if (OPEN.startsWith(text.slice(text.length - n))) {
+        text = text.slice(0, text.length - n);
+        break;
+      }
+    }
+  }
+  pushText(parts, text);
+  return parts;
+}
+
+function pushText(parts, text) {
+  if (text.trim() !== '') {
+    parts.push({ kind: 'markdown', text });
+  }
+}
+
+/** A URL from untrusted input as a link target, or null when it is not plain http(s). */
+export function safeHttpUrl(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** document.createElement with a class and optional text (always as text, never as HTML). */
+export function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) {
+    node.className = className;
+  }
+  if (text !== undefined && text !== null) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+export const formatCount = n => new Intl.NumberFormat('en').format(n);

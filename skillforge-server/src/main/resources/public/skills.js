@@ -1,0 +1,140 @@
+// The skills panel: the stored skills with name and description; view one rendered, download its
+// SKILL.md, delete one (after a confirmation in place).
+
+import { api } from './api.js';
+import { element, renderMarkdown } from './render.js';
+
+const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+export class SkillsPanel {
+  constructor(onError) {
+    this.onError = onError;
+    this.panel = document.getElementById('skills-panel');
+    this.opener = document.getElementById('open-skills');
+    this.list = document.getElementById('skill-list');
+    this.empty = document.getElementById('skills-empty');
+    this.listView = document.getElementById('skill-list-view');
+    this.view = document.getElementById('skill-view');
+    this.opener.addEventListener('click', () => (this.panel.hidden ? this.open() : this.close()));
+    document.getElementById('close-skills').addEventListener('click', () => this.close());
+    document.getElementById('skill-back').addEventListener('click', () => this.showList());
+    this.panel.addEventListener('keydown', event => {
+      if (event.key === 'Escape') {
+        this.close();
+      }
+    });
+  }
+
+  get isOpen() {
+    return !this.panel.hidden;
+  }
+
+  async open() {
+    this.panel.hidden = false;
+    this.opener.setAttribute('aria-expanded', 'true');
+    document.body.classList.add('skills-open');
+    this.showList();
+    await this.refresh();
+    (this.list.querySelector('button') || document.getElementById('close-skills')).focus();
+  }
+
+  close() {
+    this.panel.hidden = true;
+    this.opener.setAttribute('aria-expanded', 'false');
+    document.body.classList.remove('skills-open');
+    this.opener.focus();
+  }
+
+  showList() {
+    this.view.hidden = true;
+    this.listView.hidden = false;
+  }
+
+  /** Reloads the list (also after a turn, which may have written or deleted a skill). */
+  async refresh() {
+    if (!this.isOpen) {
+      return;
+    }
+    let skills;
+    try {
+      skills = (await api.skills()).skills;
+    } catch (e) {
+      this.onError('Could not load the skills: ' + e.message);
+      return;
+    }
+    this.list.replaceChildren(...skills.map(skill => this.item(skill)));
+    this.empty.hidden = skills.length > 0;
+  }
+
+  item(skill) {
+    const li = element('li', 'skill');
+    li.dataset.skill = skill.name;
+    li.append(element('h3', 'skill-name', skill.name), element('p', 'skill-description', skill.description));
+    const actions = element('div', 'skill-actions');
+    const view = element('button', 'button', 'View');
+    view.type = 'button';
+    view.setAttribute('aria-label', 'View ' + skill.name);
+    view.addEventListener('click', () => this.show(skill.name));
+    const download = element('a', 'button', 'Download');
+    download.href = api.skillDownloadUrl(skill.name);
+    download.download = 'SKILL.md';
+    download.setAttribute('aria-label', 'Download SKILL.md of ' + skill.name);
+    const remove = element('button', 'button danger', 'Delete');
+    remove.type = 'button';
+    remove.setAttribute('aria-label', 'Delete ' + skill.name);
+    remove.addEventListener('click', () => this.confirmDelete(li, actions, skill.name));
+    actions.append(view, download, remove);
+    li.append(actions);
+    return li;
+  }
+
+  confirmDelete(li, actions, name) {
+    const confirm = element('div', 'confirm');
+    confirm.append(element('span', null, `Delete ${name}?`));
+    const yes = element('button', 'button danger', 'Delete');
+    yes.type = 'button';
+    yes.classList.add('confirm-yes');
+    const no = element('button', 'button', 'Keep');
+    no.type = 'button';
+    confirm.append(yes, no);
+    actions.hidden = true;
+    li.append(confirm);
+    yes.focus();
+    no.addEventListener('click', () => {
+      confirm.remove();
+      actions.hidden = false;
+      actions.querySelector('.danger').focus();
+    });
+    yes.addEventListener('click', async () => {
+      try {
+        await api.deleteSkill(name);
+      } catch (e) {
+        if (e.status !== 404) {
+          this.onError('Could not delete ' + name + ': ' + e.message);
+          return;
+        }
+      }
+      await this.refresh();
+    });
+  }
+
+  async show(name) {
+    let skill;
+    try {
+      skill = await api.skill(name);
+    } catch (e) {
+      this.onError('Could not open ' + name + ': ' + e.message);
+      return;
+    }
+    const match = FRONT_MATTER.exec(skill.content);
+    document.getElementById('skill-view-name').textContent = skill.name;
+    const front = document.getElementById('skill-frontmatter');
+    front.textContent = match ? match[1] : '';
+    front.hidden = !match;
+    document.getElementById('skill-body').replaceChildren(renderMarkdown(match ? skill.content.slice(match[0].length) : skill.content));
+    document.getElementById('skill-download').href = api.skillDownloadUrl(skill.name);
+    this.listView.hidden = true;
+    this.view.hidden = false;
+    document.getElementById('skill-back').focus();
+  }
+}

@@ -1,0 +1,427 @@
+// One turn on the page: the person's message and the agent's answer, built from the turn's events
+// as they stream (or replayed), or from the stored turn view of GET /api/conversations/{id}.
+//
+// Commands are kept by commandId (cmd-{iteration}-{index}): each <shell> tag is its own block with
+// its own status, so the same command written twice shows twice (seed 003).
+
+import { element, formatCount, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
+
+const STATUS_LABEL = {
+  queued: 'queued',
+  running: 'running…',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  unknown: 'unknown',
+};
+
+/** A command's status from its tool-result, as the server records it. */
+export function commandStatus(exitCode, result) {
+  if (exitCode === 130 && typeof result === 'string' && result.startsWith('[not run')) {
+    return 'cancelled';
+  }
+  return exitCode === 0 ? 'completed' : 'failed';
+}
+
+const OPEN_OUTPUT_LINES = 12;
+const CONTENT_EVENTS = new Set(['text', 'reasoning', 'tool-call', 'raw-content', 'tool-output', 'usage']);
+
+export class TurnView {
+  /**
+   * @param userMessage the person's message, shown as sent
+   * @param actions {retry(userMessage), reconnect()}: what the error's button does
+   */
+  constructor(userMessage, actions) {
+    this.userMessage = userMessage;
+    this.actions = actions;
+    this.iterations = [];
+    this.commands = new Map(); // commandId -> {command, status, result, exitCode, el}
+    this.status = 'running';
+    this.renderTimer = null;
+
+    this.el = element('article', 'turn');
+    this.el.dataset.status = 'running';
+    const user = element('div', 'message user');
+    user.append(element('div', 'bubble user-text', userMessage));
+    this.answer = element('div', 'message assistant');
+    this.answer.setAttribute('aria-busy', 'true');
+    this.iterationsEl = element('div', 'iterations');
+    this.progress = element('div', 'progress', 'Thinking…');
+    this.sourcesEl = element('ul', 'sources');
+    this.sourcesEl.hidden = true;
+    this.errorEl = element('div', 'turn-error');
+    this.errorEl.setAttribute('role', 'alert');
+    this.errorEl.hidden = true;
+    this.meta = element('div', 'turn-meta');
+    this.rawEl = element('details', 'raw');
+    this.rawEl.append(element('summary', null, 'Raw transcript'));
+    this.rawEl.hidden = true;
+    this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.rawEl);
+    this.el.append(user, this.answer);
+  }
+
+  // ---- building from events -------------------------------------------------------------------
+
+  /** Applies one event of the turn (see the README's event table). */
+  apply(event) {
+    // Only what an iteration shows creates it: a turn stopped before its first token has none.
+    const it = CONTENT_EVENTS.has(event.type) ? this.iteration(event.iteration ?? 0) : null;
+    switch (event.type) {
+      case 'text':
+        it.text += event.content;
+        this.setProgress('Writing…');
+        this.scheduleRender(it);
+        break;
+      case 'reasoning':
+        it.reasoning += event.content;
+        this.setProgress('Reasoning…');
+        this.scheduleRender(it);
+        break;
+      case 'tool-call':
+        this.command(event.commandId, event.command);
+        this.renderIteration(it); // the block appears at once, queued
+        break;
+      case 'tool-start':
+        this.updateCommand(event.commandId, event.command, { status: 'running' });
+        this.setProgress('Running ' + event.command.split('\n')[0] + '…');
+        break;
+      case 'tool-result':
+        this.updateCommand(event.commandId, event.command, {
+          status: commandStatus(event.exitCode, event.result), result: event.result, exitCode: event.exitCode,
+        });
+        break;
+      case 'raw-content':
+        it.raw = event.rawContent;
+        it.text = event.rawContent;
+        this.renderIteration(it);
+        break;
+      case 'tool-output':
+        it.toolOutput = event.toolOutput;
+        this.renderRaw();
+        break;
+      case 'usage':
+        it.usage = event;
+        break;
+      case 'source':
+        this.addSource(event.url, event.title);
+        break;
+      case 'iteration-end':
+        if (event.hasMoreCommands) {
+          this.setProgress('Thinking…');
+        }
+        break;
+      case 'done':
+        this.finish(event.stopReason === 'cancelled' ? 'cancelled' : 'complete', event.stopReason,
+          event, event.iterations);
+        break;
+      case 'error':
+        this.finish('failed', null, null, this.iterations.length);
+        this.showError(event.message || 'The turn failed', 'retry');
+        break;
+      default:
+        break; // an event type this page does not know: ignore it
+    }
+  }
+
+  iteration(index) {
+    while (this.iterations.length <= index) {
+      const i = this.iterations.length;
+      const el = element('section', 'iteration');
+      el.dataset.iteration = String(i);
+      el.setAttribute('aria-label', 'Step ' + (i + 1));
+      const reasoning = element('details', 'reasoning');
+      reasoning.append(element('summary', null, 'Reasoning'));
+      const reasoningText = element('div', 'reasoning-text');
+      reasoning.append(reasoningText);
+      reasoning.hidden = true;
+      const content = element('div', 'content markdown');
+      el.append(reasoning, content);
+      this.iterationsEl.append(el);
+      this.iterations.push({
+        index: i, text: '', reasoning: '', raw: null, toolOutput: null, usage: null,
+        el, reasoningEl: reasoning, reasoningText, content, dirty: false,
+      });
+    }
+    return this.iterations[index];
+  }
+
+  command(id, text) {
+    let command = this.commands.get(id);
+    if (!command) {
+      command = { id, command: text, status: 'queued', result: null, exitCode: null, el: null, userToggled: false };
+      this.commands.set(id, command);
+    }
+    return command;
+  }
+
+  updateCommand(id, text, changes) {
+    const command = this.command(id, text);
+    Object.assign(command, changes);
+    if (command.el) {
+      this.paintCommand(command);
+      this.changed(); // its output may have made the turn taller
+    }
+  }
+
+  // ---- building from the stored turn view ------------------------------------------------------
+
+  /**
+   * Fills the view from a stored turn (GET /api/conversations/{id}: turns[i]) and its entries.
+   * The text shown is exactly the stored rawContent; nothing is re-derived from events.
+   */
+  static fromStored(turn, entries, actions) {
+    const view = new TurnView(turn.userMessage ?? '', actions);
+    view.turnNumber = turn.turn;
+    const assistants = entries.filter(e => e.turn === turn.turn && e.role === 'assistant');
+    (turn.iterations || []).forEach((stored, i) => {
+      const it = view.iteration(i);
+      it.raw = stored.rawContent;
+      it.text = stored.rawContent;
+      it.toolOutput = stored.toolOutput ?? null;
+      it.usage = stored.usage ?? null;
+      const replay = assistants[i] && assistants[i].replay;
+      if (replay && /reasoning/.test(replay.format) && replay.data) {
+        it.reasoning = replay.data;
+      }
+      for (const c of stored.commands || []) {
+        const command = view.command(c.commandId, c.command);
+        command.status = c.status || 'unknown';
+        command.result = c.result ?? null;
+        command.exitCode = c.exitCode ?? null;
+      }
+      for (const s of stored.sources || []) {
+        view.addSource(s.url, s.title);
+      }
+      view.renderIteration(it);
+    });
+    const status = turn.status;
+    if (status === 'running') {
+      return view; // the caller follows its events
+    }
+    const usage = turn.usage || view.summedUsage();
+    const stopReason = turn.stopReason || (status === 'cancelled' ? 'cancelled' : null);
+    view.finish(status === 'complete' || status === 'cancelled' || status === 'failed' ? status : 'interrupted',
+      stopReason, usage, (turn.iterations || []).length);
+    if (turn.error) {
+      view.showError(turn.error.message || 'The turn failed', 'retry');
+    } else if (status === 'interrupted' || status === 'unknown') {
+      view.showError('This turn was cut off (the server stopped while it ran).', 'retry');
+    }
+    return view;
+  }
+
+  summedUsage() {
+    const total = {};
+    for (const it of this.iterations) {
+      for (const key of ['inputTokens', 'outputTokens', 'cacheReadTokens']) {
+        if (it.usage && typeof it.usage[key] === 'number') {
+          total[key] = (total[key] || 0) + it.usage[key];
+        }
+      }
+    }
+    return total;
+  }
+
+  // ---- rendering -------------------------------------------------------------------------------
+
+  scheduleRender(it) {
+    it.dirty = true;
+    if (this.renderTimer === null) {
+      this.renderTimer = setTimeout(() => this.flush(), 40);
+    }
+  }
+
+  /** Renders whatever changed since the last render, now. */
+  flush() {
+    if (this.renderTimer !== null) {
+      clearTimeout(this.renderTimer);
+      this.renderTimer = null;
+    }
+    for (const it of this.iterations) {
+      if (it.dirty) {
+        this.renderIteration(it);
+      }
+    }
+  }
+
+  renderIteration(it) {
+    it.dirty = false;
+    if (it.reasoning) {
+      it.reasoningEl.hidden = false;
+      it.reasoningText.textContent = it.reasoning;
+    }
+    const streaming = it.raw === null;
+    const fragment = document.createDocumentFragment();
+    for (const part of splitShell(it.text, streaming)) {
+      if (part.kind === 'markdown') {
+        fragment.append(renderMarkdown(part.text));
+      } else if (part.kind === 'command') {
+        const command = this.command(`cmd-${it.index}-${part.index}`, part.command);
+        if (!command.el) {
+          command.el = this.commandElement(command);
+        }
+        this.paintCommand(command);
+        fragment.append(command.el);
+      } else {
+        const pending = element('div', 'command writing');
+        const head = element('div', 'command-head');
+        head.append(element('span', 'prompt', '$'), element('code', 'command-text', part.command),
+          element('span', 'status', 'writing…'));
+        pending.append(head);
+        fragment.append(pending);
+      }
+    }
+    it.content.replaceChildren(fragment);
+    this.renderRaw();
+    this.changed();
+  }
+
+  commandElement(command) {
+    const block = element('details', 'command');
+    block.dataset.commandId = command.id;
+    const summary = element('summary', 'command-head');
+    const text = element('code', 'command-text');
+    const status = element('span', 'status');
+    summary.append(element('span', 'prompt', '$'), text, status);
+    const output = element('pre', 'command-output');
+    const exit = element('div', 'command-exit');
+    block.append(summary, output, exit);
+    block.addEventListener('toggle', () => {
+      if (block.open !== command.autoOpen) {
+        command.userToggled = true; // the person opened or closed it: leave it so
+      }
+    });
+    command.parts = { text, status, output, exit };
+    return block;
+  }
+
+  paintCommand(command) {
+    const { el, parts } = command;
+    el.dataset.status = command.status;
+    parts.text.textContent = command.command;
+    parts.status.textContent = STATUS_LABEL[command.status] || command.status;
+    parts.status.className = 'status status-' + command.status;
+    const hasResult = command.result !== null && command.result !== undefined;
+    parts.output.hidden = !hasResult;
+    parts.output.textContent = hasResult ? command.result : ''; // text only: a result never becomes HTML
+    parts.exit.hidden = !(hasResult && command.exitCode !== 0 && command.exitCode !== null);
+    parts.exit.textContent = parts.exit.hidden ? '' : 'exit code ' + command.exitCode;
+    if (!command.userToggled) {
+      // Short outputs are shown; long ones start collapsed (one click opens them).
+      command.autoOpen = hasResult && command.result.split('\n').length <= OPEN_OUTPUT_LINES;
+      el.open = command.autoOpen;
+    }
+    el.setAttribute('aria-label', `Command ${command.command.split('\n')[0]}: ${command.status}`);
+  }
+
+  renderRaw() {
+    const stored = this.iterations.filter(it => it.raw !== null);
+    this.rawEl.hidden = stored.length === 0;
+    const blocks = [this.rawEl.firstChild];
+    for (const it of stored) {
+      const raw = element('pre', 'raw-content', it.raw);
+      raw.dataset.iteration = String(it.index);
+      blocks.push(element('div', 'raw-label', 'assistant (iteration ' + (it.index + 1) + ')'), raw);
+      if (it.toolOutput !== null) {
+        const tool = element('pre', 'raw-tool-output', it.toolOutput);
+        tool.dataset.iteration = String(it.index);
+        blocks.push(element('div', 'raw-label', 'tool'), tool);
+      }
+    }
+    this.rawEl.replaceChildren(...blocks);
+  }
+
+  addSource(url, title) {
+    const li = element('li');
+    const safe = safeHttpUrl(url);
+    if (safe) {
+      const a = element('a', null, title || safe);
+      a.href = safe;
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer nofollow';
+      li.append(a);
+    } else {
+      li.textContent = title || url;
+    }
+    this.sourcesEl.append(li);
+    this.sourcesEl.hidden = false;
+  }
+
+  setProgress(text) {
+    if (this.status === 'running') {
+      this.progress.textContent = text;
+    }
+  }
+
+  /** The turn ended: complete, cancelled (stopped), failed or interrupted. */
+  finish(status, stopReason, usage, iterationCount) {
+    this.flush();
+    for (const it of this.iterations) {
+      if (it.raw === null && it.text) {
+        this.renderIteration(it);
+      }
+    }
+    this.status = status;
+    this.el.dataset.status = status;
+    this.answer.removeAttribute('aria-busy');
+    this.progress.hidden = true;
+    const parts = [];
+    if (usage && typeof usage.inputTokens === 'number') {
+      parts.push('in ' + formatCount(usage.inputTokens));
+    }
+    if (usage && typeof usage.outputTokens === 'number') {
+      parts.push('out ' + formatCount(usage.outputTokens));
+    }
+    if (usage && typeof usage.cacheReadTokens === 'number' && usage.inputTokens > 0) {
+      parts.push('cache ' + Math.round(100 * usage.cacheReadTokens / usage.inputTokens) + '%');
+    }
+    if (iterationCount) {
+      parts.push(iterationCount === 1 ? '1 iteration' : iterationCount + ' iterations');
+    }
+    this.meta.replaceChildren();
+    if (status === 'cancelled') {
+      const nothing = this.iterations.every(it => !it.text && !it.reasoning);
+      this.meta.append(element('span', 'stopped', nothing ? 'Stopped before the first word' : 'Stopped'));
+    }
+    if (stopReason === 'max-iterations') {
+      this.meta.append(element('span', 'stopped', 'Iteration limit reached'));
+    }
+    if (parts.length) {
+      const stats = element('span', 'stats', parts.join(' · '));
+      stats.title = 'Tokens sent and received, the share of the prompt read from the provider\'s cache, and model calls';
+      this.meta.append(stats);
+    }
+    this.changed();
+  }
+
+  /** Shows an error inline with a button: 'retry' sends the message again, 'reconnect' follows the turn again. */
+  showError(message, action) {
+    this.errorEl.replaceChildren(element('span', 'error-text', message));
+    const button = element('button', 'button', action === 'reconnect' ? 'Reconnect' : 'Retry');
+    button.type = 'button';
+    button.addEventListener('click', () => {
+      this.errorEl.hidden = true;
+      if (action === 'reconnect') {
+        this.actions.reconnect(this);
+      } else {
+        this.actions.retry(this.userMessage);
+      }
+    });
+    this.errorEl.append(button);
+    this.errorEl.hidden = false;
+    this.progress.hidden = true;
+    this.changed();
+  }
+
+  /** Marks a turn that could not start (the request failed before any event). */
+  failedToStart(message) {
+    this.finish('failed', null, null, 0);
+    this.showError(message, 'retry');
+  }
+
+  changed() {
+    if (this.onChange) {
+      this.onChange();
+    }
+  }
+}
