@@ -88,7 +88,7 @@ public final class ConversationService implements AutoCloseable {
         String id = UUID.randomUUID().toString(); // 122 random bits from SecureRandom
         ConversationRecord record = new ConversationRecord(id, title == null ? "" : validTitle(title),
                 defaults.systemPrompt(), defaults.provider(), defaults.model(), now, now);
-        HotConversation conversation = new HotConversation(record, List.of(), List.of(), writer::submit);
+        HotConversation conversation = new HotConversation(record, List.of(), List.of(), writer::submitAll);
         // A new random id cannot be leased by anyone else yet: the lease is written with the conversation.
         writer.submit(new Write.CreateConversation(record, instanceId, now + LEASE_TTL_MILLIS));
         conversation.leaseConfirmedUntilMillis = now + LEASE_TTL_MILLIS;
@@ -152,7 +152,7 @@ public final class ConversationService implements AutoCloseable {
             long now = System.currentTimeMillis();
             ConversationRecord r = conversation.record;
             conversation.record = new ConversationRecord(r.id(), valid, r.systemPrompt(), r.provider(), r.model(), r.createdAtMillis(), now);
-            writer.submit(new Write.SetTitle(id, valid, now));
+            conversation.write(new Write.SetTitle(id, valid, now));
             return conversation.record;
         }
     }
@@ -165,7 +165,7 @@ public final class ConversationService implements AutoCloseable {
             }
             conversation.released = true;
             hot.remove(id, conversation);
-            writer.submit(new Write.DeleteConversation(id));
+            conversation.write(new Write.DeleteConversation(id));
         }
     }
 
@@ -201,14 +201,17 @@ public final class ConversationService implements AutoCloseable {
         conversation.eventIds.updateAndGet(v -> Math.max(v, (long) turn << 32)); // ids stay increasing across reloads
         TurnRecord started = new TurnRecord(conversation.id, turn, TurnRecord.RUNNING, now, null, null);
         conversation.turns.add(started);
-        writer.submit(new Write.PutTurn(started));
-        if (conversation.record.title().isEmpty()) {
-            String title = titleFrom(content);
-            ConversationRecord r = conversation.record;
-            conversation.record = new ConversationRecord(r.id(), title, r.systemPrompt(), r.provider(), r.model(), r.createdAtMillis(), now);
-            writer.submit(new Write.SetTitle(conversation.id, title, now));
-        }
-        conversation.transcript.append(new Entry.User(content));
+        // The turn's record, its title and its message land together, or not at all.
+        conversation.inOneTransaction(() -> {
+            conversation.write(new Write.PutTurn(started));
+            if (conversation.record.title().isEmpty()) {
+                String title = titleFrom(content);
+                ConversationRecord r = conversation.record;
+                conversation.record = new ConversationRecord(r.id(), title, r.systemPrompt(), r.provider(), r.model(), r.createdAtMillis(), now);
+                conversation.write(new Write.SetTitle(conversation.id, title, now));
+            }
+            conversation.transcript.append(new Entry.User(content));
+        });
         TurnRecorder recorder = new TurnRecorder();
         RunEventLog events = new RunEventLog(conversation.eventIds::incrementAndGet);
         conversation.runningRecorder = recorder;
@@ -223,7 +226,7 @@ public final class ConversationService implements AutoCloseable {
             TurnRecord ended = new TurnRecord(conversation.id, turn, summary.path("status").asText("failed"),
                     started.startedAtMillis(), System.currentTimeMillis(), Json.write(summary));
             conversation.turns.set(conversation.turns.indexOf(started), ended);
-            writer.submit(new Write.PutTurn(ended));
+            conversation.write(new Write.PutTurn(ended));
             conversation.lastRun = conversation.running;
             conversation.running = null;
             conversation.runningRecorder = null;
@@ -314,7 +317,7 @@ public final class ConversationService implements AutoCloseable {
             if (lease instanceof Lease.Held held) {
                 ConversationRecord record = store.conversation(id).orElseThrow(() -> ConversationException.notFound(id));
                 List<TurnRecord> turns = new ArrayList<>(store.turns(id));
-                HotConversation conversation = new HotConversation(record, store.entries(id), List.of(), writer::submit);
+                HotConversation conversation = new HotConversation(record, store.entries(id), List.of(), writer::submitAll);
                 markInterrupted(id, turns);
                 conversation.turns.addAll(turns);
                 conversation.currentTurn = Math.max(turns.isEmpty() ? -1 : turns.getLast().turn(),

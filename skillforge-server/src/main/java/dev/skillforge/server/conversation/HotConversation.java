@@ -28,7 +28,10 @@ final class HotConversation {
     final List<StoredEntry> stored;
     /** Event ids keep growing across the conversation's turns, so {@code Last-Event-ID} is unambiguous. */
     final AtomicLong eventIds = new AtomicLong();
-    private final Consumer<Write> writes;
+    /** Where writes go: each list reaches the store in one transaction. */
+    private final Consumer<List<Write>> writes;
+    /** Writes held back while {@link #inOneTransaction} runs, else {@code null}. */
+    private volatile List<Write> held;
     ConversationRecord record;
     int nextSeq;
     int currentTurn;
@@ -41,7 +44,7 @@ final class HotConversation {
     /** Set when the lease is given up: no new turn may start here. */
     boolean released;
 
-    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, Consumer<Write> writes) {
+    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, Consumer<List<Write>> writes) {
         this.id = record.id();
         this.record = record;
         this.writes = writes;
@@ -62,7 +65,34 @@ final class HotConversation {
         StoredEntry appended = new StoredEntry(id, nextSeq++, currentTurn, kindOf(entry), entry.content(),
                 replay == null ? null : replay.format(), replay == null ? null : replay.data(), System.currentTimeMillis());
         stored.add(appended);
-        writes.accept(new Write.AppendEntry(appended));
+        write(new Write.AppendEntry(appended));
+    }
+
+    /** Sends one change of this conversation to the store, in order with the others. */
+    void write(Write change) {
+        List<Write> batch = held;
+        if (batch != null) {
+            batch.add(change);
+        } else {
+            writes.accept(List.of(change));
+        }
+    }
+
+    /**
+     * Runs {@code changes} (under this conversation's monitor) so that every write it makes reaches
+     * the store in one transaction: a crash never leaves half of them, e.g. a turn without its message.
+     */
+    void inOneTransaction(Runnable changes) {
+        List<Write> batch = new ArrayList<>();
+        held = batch;
+        try {
+            changes.run();
+        } finally {
+            held = null;
+            if (!batch.isEmpty()) {
+                writes.accept(batch);
+            }
+        }
     }
 
     static String kindOf(Entry entry) {
