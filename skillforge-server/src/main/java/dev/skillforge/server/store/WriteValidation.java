@@ -1,5 +1,7 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.core.transcript.StorableText;
+
 import java.util.List;
 
 /**
@@ -79,26 +81,7 @@ final class WriteValidation {
 
     /** The index of the first NUL or unpaired surrogate in {@code text}, or -1 ({@code null} is fine). */
     static int firstUnstorableChar(String text) {
-        if (text == null) {
-            return -1;
-        }
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\0') {
-                return i;
-            }
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                    i++;
-                    continue;
-                }
-                return i;
-            }
-            if (Character.isLowSurrogate(c)) {
-                return i;
-            }
-        }
-        return -1;
+        return text == null ? -1 : StorableText.firstBad(text);
     }
 
     private static String describe(Write write) {
