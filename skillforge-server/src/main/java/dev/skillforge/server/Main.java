@@ -2,6 +2,7 @@ package dev.skillforge.server;
 
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.sim.DemoAgent;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.store.JdbcConversationStore;
@@ -20,7 +21,7 @@ public final class Main {
     private static final String USAGE = """
             usage: skillforge serve                       run the server (settings from FORGE_* variables)
                    skillforge sim-provider [--host H] [--port N]
-                                                          run the simulated OpenAI-compatible provider alone
+                                                          run the simulated provider alone (OpenAI and Gemini wire formats)
             """;
 
     private Main() {
@@ -44,9 +45,10 @@ public final class Main {
         Settings settings = Settings.fromEnvironment();
         Files.createDirectories(settings.dataDir());
         JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
-        ConfiguredProvider provider = ConfiguredProvider.from(settings);
+        ProviderRegistry providers = ProviderRegistry.from(settings);
+        ConfiguredProvider provider = providers.defaultProvider();
         SkillForgeServer server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.maxIterations(),
-                provider, database, UnaryOperator.identity());
+                providers, database, UnaryOperator.identity());
         log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
                 database.database().description());
@@ -64,7 +66,8 @@ public final class Main {
             }
         }
         SimProviderServer sim = SimProviderServer.start(host, port, new DemoAgent(ConfiguredProvider.DEMO_CHUNK_DELAY));
-        log.info("Simulated provider (OpenAI wire format) at http://{}:{}/v1, model {}", host, sim.port(), SimProviderServer.MODEL);
+        log.info("Simulated provider at http://{}:{}/v1 (OpenAI wire format) and http://{}:{}/v1beta/models/{}:streamGenerateContent?alt=sse"
+                + " (Gemini's), model {}", host, sim.port(), host, sim.port(), SimProviderServer.MODEL, SimProviderServer.MODEL);
         awaitShutdown(sim::close);
     }
 

@@ -7,6 +7,7 @@ import dev.skillforge.server.http.ApiServer;
 import dev.skillforge.server.http.ConversationRoutes;
 import dev.skillforge.server.http.SkillRoutes;
 import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.skill.SkillCommands;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
@@ -32,18 +33,27 @@ public final class SkillForgeServer implements AutoCloseable {
     public final StoreWriter writer;
     public final ConversationService conversations;
     public final ApiServer api;
-    private final ConfiguredProvider provider;
+    private final ProviderRegistry providers;
     private final InstanceIdentity identity;
 
+    /** A server whose only provider is {@code provider} (tests, benchmarks). */
+    public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ConfiguredProvider provider,
+                            JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore) throws IOException {
+        this(host, port, dataDir, maxIterations, ProviderRegistry.single(provider), database, wrapStore);
+    }
+
     /**
+     * @param providers every configured provider, owned by the server from here on (closed with it);
+     *                  turns use the default one
      * @param database  the store, owned by the server from here on (closed with it)
      * @param wrapStore a decorator between the server and the database (identity in production;
      *                  injected latency or outages in tests and benchmarks)
      */
-    public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ConfiguredProvider provider,
+    public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ProviderRegistry providers,
                             JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore) throws IOException {
         Files.createDirectories(dataDir);
-        this.provider = provider;
+        this.providers = providers;
+        ConfiguredProvider provider = providers.defaultProvider();
         this.skills = new SkillStore(dataDir.resolve("skills"));
         this.database = database;
         this.store = wrapStore.apply(database);
@@ -54,12 +64,17 @@ public final class SkillForgeServer implements AutoCloseable {
                 new ConversationService.Defaults(SystemPrompt.TEXT, provider.name(), provider.modelName()), identity.id());
         conversations.recover();
         this.api = ApiServer.start(host, port, loop, SystemPrompt.TEXT,
-                new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()),
+                new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
                 new ConversationRoutes(conversations, provider.nextRequestMessages()), new SkillRoutes(skills));
     }
 
     public int port() {
         return api.port();
+    }
+
+    /** Every configured provider by name. */
+    public ProviderRegistry providers() {
+        return providers;
     }
 
     /** Stops taking requests, stops running turns (recorded as cancelled), flushes every write, then closes. */
@@ -69,7 +84,7 @@ public final class SkillForgeServer implements AutoCloseable {
         conversations.close();
         writer.close();
         database.close();
-        provider.close();
+        providers.close();
         identity.close();
     }
 }

@@ -2,7 +2,6 @@ package dev.skillforge.server.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -10,15 +9,18 @@ import java.util.Map;
  * stay). Every value is checked at start, and a wrong one stops the server with a message naming
  * the variable.
  *
- * @param provider   {@code sim} (the default when no key is configured) or {@code openai}
- * @param baseUrl    the provider's base URL, or {@code null} for the provider's default
- * @param apiKey     the provider key, or {@code null}; never logged
+ * @param provider   the preset of the default provider: {@code sim} (the default when no key is configured),
+ *                   {@code openai}, {@code gemini}, or another preset ({@link ProviderPreset})
+ * @param model      {@code FORGE_MODEL}, or {@code null} for the preset's default
+ * @param baseUrl    {@code FORGE_BASE_URL}, or {@code null} for the provider's default
+ * @param apiKey     {@code FORGE_API_KEY}, or {@code null}; never logged
  * @param dbUrl      a JDBC URL ({@code jdbc:postgresql://…}), or {@code null} for the embedded SQLite file under the data folder
  * @param dbPassword the database password, or {@code null}; never logged
+ * @param providers  every configured provider by name, resolved (keys included, from the environment only), and the default
  */
 public record Settings(String host, int port, Path dataDir, int maxIterations, String provider, String model,
                        String apiKey, String baseUrl, Duration providerTimeout,
-                       String dbUrl, String dbUser, String dbPassword) {
+                       String dbUrl, String dbUser, String dbPassword, ProvidersConfig providers) {
 
     public static final int DEFAULT_PORT = 8080;
 
@@ -28,28 +30,26 @@ public record Settings(String host, int port, Path dataDir, int maxIterations, S
 
     public static Settings from(Map<String, String> env) {
         String apiKey = blankToNull(env.get("FORGE_API_KEY"));
-        String provider = blankToNull(env.get("FORGE_PROVIDER"));
-        provider = provider == null ? (apiKey == null ? "sim" : "openai") : provider.toLowerCase(Locale.ROOT);
-        if (!provider.equals("sim") && !provider.equals("openai")) {
-            throw new IllegalArgumentException("FORGE_PROVIDER=" + provider + " is not supported: use sim or openai");
-        }
         String baseUrl = blankToNull(env.get("FORGE_BASE_URL"));
         if (baseUrl != null && !baseUrl.matches("(?i)https?://.+")) {
             throw new IllegalArgumentException("FORGE_BASE_URL must start with http:// or https://, was " + baseUrl);
         }
+        Path dataDir = Path.of(env.getOrDefault("FORGE_DATA_DIR", "./data"));
+        ProvidersConfig providers = ProvidersConfig.from(env, dataDir);
         return new Settings(
                 env.getOrDefault("FORGE_HOST", "127.0.0.1").strip(),
                 integer(env, "FORGE_PORT", DEFAULT_PORT, 0, 65535),
-                Path.of(env.getOrDefault("FORGE_DATA_DIR", "./data")),
+                dataDir,
                 integer(env, "FORGE_MAX_ITERATIONS", 10, 1, 100),
-                provider,
+                providers.defaultSpec().preset().id(),
                 blankToNull(env.get("FORGE_MODEL")),
                 apiKey,
                 baseUrl,
                 Duration.ofSeconds(integer(env, "FORGE_PROVIDER_TIMEOUT_SECONDS", 120, 1, 3600)),
                 dbUrl(env),
                 blankToNull(env.get("FORGE_DB_USER")),
-                blankToNull(env.get("FORGE_DB_PASSWORD")));
+                blankToNull(env.get("FORGE_DB_PASSWORD")),
+                providers);
     }
 
     private static String dbUrl(Map<String, String> env) {
@@ -87,6 +87,7 @@ public record Settings(String host, int port, Path dataDir, int maxIterations, S
         return "Settings[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", maxIterations=" + maxIterations
                 + ", provider=" + provider + ", model=" + model + ", apiKey=" + (apiKey == null ? "none" : "(set)")
                 + ", baseUrl=" + baseUrl + ", providerTimeout=" + providerTimeout
-                + ", db=" + (dbUrl == null ? "embedded" : dbUrl.replaceAll("password=[^&]*", "password=…")) + "]";
+                + ", db=" + (dbUrl == null ? "embedded" : dbUrl.replaceAll("password=[^&]*", "password=…"))
+                + ", providers=" + providers + "]";
     }
 }

@@ -5,6 +5,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.Transcript;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import io.javalin.Javalin;
@@ -21,11 +22,11 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The HTTP API: {@code POST /api/agent} (a turn, answered as Server-Sent Events) and
- * {@code GET /healthz}; the chat page's static files at {@code /} and {@code /webjars/…}, with
- * security headers (CSP, nosniff, no referrer) on every response. Every refusal is JSON
- * {@code {"error":{"code":…,"message":…}}} and is sent before any stream starts; errors never carry
- * stack traces.
+ * The HTTP API: {@code POST /api/agent} (a turn, answered as Server-Sent Events),
+ * {@code GET /api/providers} (what is configured, never a key) and {@code GET /healthz}; the chat
+ * page's static files at {@code /} and {@code /webjars/…}, with security headers (CSP, nosniff, no
+ * referrer) on every response. Every refusal is JSON {@code {"error":{"code":…,"message":…}}} and is
+ * sent before any stream starts; errors never carry stack traces.
  */
 public final class ApiServer implements AutoCloseable {
 
@@ -52,16 +53,18 @@ public final class ApiServer implements AutoCloseable {
     private final AgentLoop loop;
     private final String systemPrompt;
     private final ProviderInfo provider;
+    private final List<ProviderRegistry.Listing> providers;
     private final Javalin app;
 
     private final ConversationRoutes conversations;
 
     private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
-                      ConversationRoutes conversations, SkillRoutes skills) {
+                      List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills) {
         this.loop = loop;
         this.conversations = conversations;
         this.systemPrompt = systemPrompt;
         this.provider = provider;
+        this.providers = List.copyOf(providers);
         this.app = Servers.start(host, port, config -> {
             config.http.prefer405over404 = true;
             // The chat page (src/main/resources/public) at /, its libraries from WebJars at /webjars/…
@@ -73,6 +76,7 @@ public final class ApiServer implements AutoCloseable {
             config.staticFiles.enableWebjars();
             config.routes.before(ApiServer::securityHeaders);
             config.routes.get("/healthz", this::health);
+            config.routes.get("/api/providers", this::providers);
             config.routes.post("/api/agent", this::agent);
             conversations.register(config);
             skills.register(config);
@@ -92,7 +96,15 @@ public final class ApiServer implements AutoCloseable {
 
     public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
                                   ConversationRoutes conversations, SkillRoutes skills) {
-        return new ApiServer(host, port, loop, systemPrompt, provider, conversations, skills);
+        return start(host, port, loop, systemPrompt, provider,
+                List.of(new ProviderRegistry.Listing(provider.name(), provider.name(), provider.model(), provider.simulated(), false, true)),
+                conversations, skills);
+    }
+
+    /** @param providers every configured provider, for {@code GET /api/providers} */
+    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
+                                  List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills) {
+        return new ApiServer(host, port, loop, systemPrompt, provider, providers, conversations, skills);
     }
 
     public int port() {
@@ -102,6 +114,19 @@ public final class ApiServer implements AutoCloseable {
     private void health(Context ctx) {
         ObjectNode body = Json.object().put("status", "ok");
         body.putObject("provider").put("name", provider.name()).put("model", provider.model()).put("simulated", provider.simulated());
+        ctx.contentType("application/json").result(Json.write(body));
+    }
+
+    /** The configured providers: name, preset, model, whether simulated, whether a key is present. Never a key. */
+    private void providers(Context ctx) {
+        ObjectNode body = Json.object();
+        providers.stream().filter(ProviderRegistry.Listing::isDefault).findFirst()
+                .ifPresent(listing -> body.put("default", listing.name()));
+        var list = body.putArray("providers");
+        for (ProviderRegistry.Listing listing : providers) {
+            list.addObject().put("name", listing.name()).put("preset", listing.preset()).put("model", listing.model())
+                    .put("simulated", listing.simulated()).put("keyPresent", listing.keyPresent()).put("default", listing.isDefault());
+        }
         ctx.contentType("application/json").result(Json.write(body));
     }
 

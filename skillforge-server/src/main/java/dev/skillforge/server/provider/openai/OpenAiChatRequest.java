@@ -1,16 +1,20 @@
 package dev.skillforge.server.provider.openai;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.json.Json;
 
+import java.io.IOException;
+
 /**
  * The body of a streaming chat-completions request, built the same way every time: the system
  * prompt, then one message per transcript entry in order, assistant content verbatim (with its
- * {@code reasoning_content} replayed when the model produced one), tool output as a {@code user}
- * message starting {@value #SHELL_OUTPUT_PREFIX}.
+ * {@code reasoning_content} replayed when the model produced one, or always where the vendor's
+ * {@link ChatOptions} say so), tool output as a {@code user} message starting
+ * {@value #SHELL_OUTPUT_PREFIX}; then the vendor's own options ({@link ChatOptions}).
  */
 public final class OpenAiChatRequest {
 
@@ -18,22 +22,50 @@ public final class OpenAiChatRequest {
     /** The replay format this adapter writes: the assistant's {@code reasoning_content}, as streamed. */
     public static final String REASONING_REPLAY = "openai.reasoning_content";
 
+    private static final JsonNode GLM_WEB_SEARCH_TOOL;
+
+    static {
+        try {
+            GLM_WEB_SEARCH_TOOL = Json.parse(ChatOptions.GLM_WEB_SEARCH_TOOL);
+        } catch (IOException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private OpenAiChatRequest() {
     }
 
     public static ObjectNode build(ModelCall call, String model, boolean sendPromptCacheKey) {
+        return build(call, model, sendPromptCacheKey, ChatOptions.PLAIN);
+    }
+
+    /** The body with a vendor's options (see {@link ChatOptions} for what each adds, and where). */
+    public static ObjectNode build(ModelCall call, String model, boolean sendPromptCacheKey, ChatOptions options) {
         ObjectNode body = Json.object();
         body.put("model", model);
-        body.set("messages", messages(call));
+        body.set("messages", messages(call, options.reasoningReplay()));
         body.put("stream", true);
         body.putObject("stream_options").put("include_usage", true);
         if (sendPromptCacheKey) {
             body.put("prompt_cache_key", call.cacheKey());
         }
+        if (options.cachePrompt()) {
+            body.put("cache_prompt", true);
+        }
+        if (options.preservedThinking()) {
+            body.putObject("thinking").put("type", "enabled").put("clear_thinking", false);
+        }
+        if (options.webSearch()) {
+            body.putArray("tools").add(GLM_WEB_SEARCH_TOOL.deepCopy());
+        }
         return body;
     }
 
     public static ArrayNode messages(ModelCall call) {
+        return messages(call, ChatOptions.ReasoningReplay.WHEN_PRESENT);
+    }
+
+    public static ArrayNode messages(ModelCall call, ChatOptions.ReasoningReplay reasoningReplay) {
         ArrayNode messages = Json.MAPPER.createArrayNode();
         messages.addObject().put("role", "system").put("content", call.systemPrompt());
         for (Entry entry : call.entries()) {
@@ -45,6 +77,8 @@ public final class OpenAiChatRequest {
                     message.put("role", "assistant").put("content", assistant.content());
                     if (assistant.replay() != null && REASONING_REPLAY.equals(assistant.replay().format())) {
                         message.put("reasoning_content", assistant.replay().data());
+                    } else if (reasoningReplay == ChatOptions.ReasoningReplay.ALWAYS) {
+                        message.put("reasoning_content", "");
                     }
                 }
             }

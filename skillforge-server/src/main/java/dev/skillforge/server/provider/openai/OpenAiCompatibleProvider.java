@@ -8,16 +8,14 @@ import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.provider.ProviderCalls;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.SseDataReader;
 import dev.skillforge.server.provider.StreamingHttp;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A streaming client for any OpenAI-compatible chat-completions endpoint (OpenAI, Kimi, GLM,
@@ -27,24 +25,39 @@ import java.util.concurrent.TimeUnit;
  * status, {@code data: {"error": …}} mid-stream, a body that ends without {@code [DONE]}, a stall
  * longer than the idle timeout. A 429 or 5xx answer, or a failed connection, is retried with backoff
  * (honouring {@code Retry-After}); that happens only before the response body was read, so never
- * after text reached the client.
+ * after text reached the client (the HTTP side is {@link ProviderCalls}, shared with the Gemini client).
  */
 public final class OpenAiCompatibleProvider implements ModelProvider {
 
-    /** How to reach the endpoint. {@code baseUrl} ends before {@code /chat/completions}, e.g. {@code https://api.openai.com/v1}. */
+    /**
+     * How to reach the endpoint. {@code baseUrl} ends before {@code /chat/completions}, e.g.
+     * {@code https://api.openai.com/v1}; {@code options} are the vendor's quirks ({@link ChatOptions#PLAIN} when not given).
+     */
     public record Settings(String baseUrl, String apiKey, String model, boolean sendPromptCacheKey,
-                           StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
+                           StreamingHttp.Timeouts timeouts, RetryPolicy retry, ChatOptions options) {
         public Settings {
             baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+            options = options == null ? ChatOptions.PLAIN : options;
+        }
+
+        public Settings(String baseUrl, String apiKey, String model, boolean sendPromptCacheKey,
+                        StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
+            this(baseUrl, apiKey, model, sendPromptCacheKey, timeouts, retry, ChatOptions.PLAIN);
         }
 
         public static Settings of(String baseUrl, String apiKey, String model) {
             return new Settings(baseUrl, apiKey, model, true,
                     new StreamingHttp.Timeouts(Duration.ofSeconds(120), Duration.ofSeconds(120)), RetryPolicy.DEFAULT);
         }
-    }
 
-    private static final int MAX_ERROR_BODY_CHARS = 8192;
+        /** The API key stays out of logs. */
+        @Override
+        public String toString() {
+            return "Settings[baseUrl=" + baseUrl + ", apiKey=" + (apiKey == null ? "none" : "(set)") + ", model=" + model
+                    + ", sendPromptCacheKey=" + sendPromptCacheKey + ", timeouts=" + timeouts + ", retry=" + retry
+                    + ", options=" + options + "]";
+        }
+    }
 
     private final Settings settings;
     private final URI endpoint;
@@ -60,49 +73,16 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
 
     @Override
     public ModelReply stream(ModelCall call, ModelStreamListener listener, Cancellation cancellation) throws ProviderException {
-        byte[] body = Json.bytes(OpenAiChatRequest.build(call, settings.model(), settings.sendPromptCacheKey()));
-        HttpRequest request = request(body);
-        for (int retry = 0; ; retry++) {
-            StreamingHttp.Response response;
-            try {
-                response = StreamingHttp.open(request, settings.timeouts(), cancellation);
-            } catch (ProviderException e) {
-                if (e.code().equals("provider_unreachable") && retry < settings.retry().maxRetries()) {
-                    pause(settings.retry().delay(retry + 1, null), cancellation);
-                    continue;
-                }
-                throw e;
-            }
-            try (response) {
-                if (response.status() / 100 != 2) {
-                    String message = errorMessage(response.readBody(MAX_ERROR_BODY_CHARS));
-                    if (RetryPolicy.isRetryableStatus(response.status()) && retry < settings.retry().maxRetries()) {
-                        pause(settings.retry().delay(retry + 1, response.headers()), cancellation);
-                        continue;
-                    }
-                    throw new ProviderException("provider_http_error",
-                            "The provider answered HTTP " + response.status() + ": " + message);
-                }
-                return readStream(response, listener);
-            }
+        byte[] body = Json.bytes(OpenAiChatRequest.build(call, settings.model(), settings.sendPromptCacheKey(), settings.options()));
+        try (StreamingHttp.Response response = ProviderCalls.open(request(body), settings.timeouts(), settings.retry(),
+                cancellation, OpenAiCompatibleProvider::errorMessage)) {
+            return readStream(response, listener);
         }
     }
 
     private ModelReply readStream(StreamingHttp.Response response, ModelStreamListener listener) throws ProviderException {
-        OpenAiStreamParser parser = new OpenAiStreamParser(listener);
-        // Keep-alive comments (": ping") prove the connection, not progress: the idle limit counts from the last data line.
-        long idleNanos = settings.timeouts().idle().toNanos();
-        long[] lastData = {System.nanoTime()};
-        SseDataReader events = new SseDataReader(() -> {
-            String line = response.nextLine();
-            if (line != null && line.startsWith("data:")) {
-                lastData[0] = System.nanoTime();
-            } else if (line != null && System.nanoTime() - lastData[0] > idleNanos) {
-                throw new ProviderException("provider_timeout", "The provider sent only keep-alives for "
-                        + settings.timeouts().idle().toSeconds() + " s: no data");
-            }
-            return line;
-        });
+        OpenAiStreamParser parser = new OpenAiStreamParser(listener, settings.options().webSearch());
+        SseDataReader events = ProviderCalls.events(response, settings.timeouts().idle());
         String data;
         while ((data = events.next()) != null) {
             if (!parser.accept(data)) {
@@ -117,13 +97,7 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
     }
 
     private HttpRequest request(byte[] body) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint)
-                .header("Content-Type", "application/json")
-                .header("Accept", "text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        if ("http".equalsIgnoreCase(endpoint.getScheme())) {
-            builder.version(HttpClient.Version.HTTP_1_1);
-        }
+        HttpRequest.Builder builder = ProviderCalls.post(endpoint, body);
         if (settings.apiKey() != null && !settings.apiKey().isBlank()) {
             builder.header("Authorization", "Bearer " + settings.apiKey());
         }
@@ -149,20 +123,5 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
             return "(no message)";
         }
         return text.length() > 500 ? text.substring(0, 500) + "…" : text;
-    }
-
-    /** Waits before a retry; a stop ends the wait at once. */
-    private static void pause(Duration delay, Cancellation cancellation) throws ProviderException {
-        CountDownLatch stopped = new CountDownLatch(1);
-        try (AutoCloseable ignored = cancellation.onCancel(stopped::countDown)) {
-            stopped.await(delay.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception impossible) {
-            throw new IllegalStateException(impossible);
-        }
-        if (cancellation.isCancelled() || Thread.currentThread().isInterrupted()) {
-            throw new ProviderException("cancelled", "the run was stopped");
-        }
     }
 }

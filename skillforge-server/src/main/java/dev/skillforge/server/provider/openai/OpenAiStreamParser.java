@@ -8,6 +8,9 @@ import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
 
+import java.util.HashSet;
+import java.util.Set;
+
 /**
  * Turns the {@code data:} payloads of a chat-completions stream into listener calls, and keeps
  * what the reply leaves: usage (the last reported wins) and the {@code reasoning_content} to
@@ -17,17 +20,30 @@ import dev.skillforge.server.json.Json;
  * usage.prompt_tokens_details.cached_tokens} (OpenAI, vLLM with prompt token details, llama.cpp),
  * {@code usage.cached_tokens} (Kimi; also inside {@code choices[0].usage} when streaming), {@code
  * usage.prompt_cache_hit_tokens} (DeepSeek), {@code timings.cache_n} (llama.cpp).
+ *
+ * <p>With web-search sources on (GLM), each result of a top-level {@code web_search} array becomes
+ * one {@code onSource(link, title)}, the first time its link appears.
  */
 public final class OpenAiStreamParser {
 
     private final ModelStreamListener listener;
+    private final Set<String> sources;
     private StringBuilder reasoning;
     private Usage usage = Usage.UNKNOWN;
     private boolean done;
     private String finishReason;
 
     public OpenAiStreamParser(ModelStreamListener listener) {
+        this(listener, false);
+    }
+
+    /**
+     * @param webSearchSources read GLM's top-level {@code web_search} results ({@code link}, {@code title})
+     *                         as source events, each link once
+     */
+    public OpenAiStreamParser(ModelStreamListener listener, boolean webSearchSources) {
         this.listener = listener;
+        this.sources = webSearchSources ? new HashSet<>() : null;
     }
 
     /**
@@ -51,6 +67,9 @@ public final class OpenAiStreamParser {
         if (error != null && !error.isNull()) {
             throw new ProviderException("provider_stream_error", "The provider reported an error mid-stream: " + errorMessage(error));
         }
+        if (sources != null) {
+            readWebSearch(chunk.get("web_search"));
+        }
         JsonNode choice = chunk.path("choices").path(0);
         JsonNode delta = choice.path("delta");
         String reasoningChunk = firstText(delta, "reasoning_content", "reasoning");
@@ -71,6 +90,19 @@ public final class OpenAiStreamParser {
         }
         readUsage(chunk);
         return true;
+    }
+
+    private void readWebSearch(JsonNode results) {
+        if (results == null || !results.isArray()) {
+            return;
+        }
+        for (JsonNode result : results) {
+            String link = Json.text(result, "link");
+            if (link != null && !link.isBlank() && sources.add(link)) {
+                String title = Json.text(result, "title");
+                listener.onSource(link, title == null || title.isBlank() ? link : title);
+            }
+        }
     }
 
     /** A chunk that reports usage replaces what an earlier one reported: the last report wins. */

@@ -19,4 +19,24 @@ public interface CacheRule {
         }
         return 1024 + (long) ((shared - 1024) / 128) * 128;
     };
+
+    /**
+     * Gemini's implicit caching: prompts of at least {@code minimum} tokens; the whole shared prefix
+     * is reported as {@code cachedContentTokenCount} (real Gemini reports somewhat less: 3765 of an
+     * identical 4612-token prompt in a recorded stream, by rules it does not publish).
+     */
+    static CacheRule geminiImplicit(int minimum) {
+        return (shared, prompt) -> prompt < minimum || shared < minimum ? 0 : shared;
+    }
+
+    /** Gemini Flash models: at least 1024 prompt tokens (Google's documented minimum for implicit caching). */
+    CacheRule GEMINI_FLASH = geminiImplicit(1024);
+
+    /** Gemini Pro models: at least 4096 prompt tokens. */
+    CacheRule GEMINI_PRO = geminiImplicit(4096);
+
+    /** The rule for a model name: Pro's when the name says {@code pro}, else Flash's (the simulated model's too). */
+    static CacheRule forGeminiModel(String model) {
+        return model.toLowerCase(java.util.Locale.ROOT).contains("pro") ? GEMINI_PRO : GEMINI_FLASH;
+    }
 }

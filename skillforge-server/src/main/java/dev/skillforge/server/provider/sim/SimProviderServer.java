@@ -22,9 +22,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A simulated model provider on a loopback port, speaking OpenAI's chat-completions wire format
- * (streaming and not), with a real prefix cache by OpenAI's documented rule. It serves the offline
- * demo (with {@link DemoAgent}) and the tests (with a {@link SimScript}). It is a simulation and
- * says so: the model is {@value #MODEL} and the demo's answers begin with a notice.
+ * (streaming and not), with a real prefix cache by OpenAI's documented rule, and Gemini's
+ * {@code streamGenerateContent?alt=sse} on the same port ({@link GeminiSimWire}: Gemini's implicit-cache
+ * rule, thought signatures, grounding). It serves the offline demo (with {@link DemoAgent}) and the
+ * tests (with a {@link SimScript}). It is a simulation and says so: the model is {@value #MODEL} and
+ * the demo's answers begin with a notice.
  */
 public final class SimProviderServer implements AutoCloseable {
 
@@ -36,15 +38,18 @@ public final class SimProviderServer implements AutoCloseable {
     private final AtomicInteger aborts = new AtomicInteger();
     private final AtomicLong ids = new AtomicLong();
     private volatile CountDownLatch abortSeen = new CountDownLatch(1);
+    private final GeminiSimWire gemini;
     private final Javalin app;
 
     private SimProviderServer(String host, int port, SimResponder responder, CacheRule rule) {
         this.responder = responder;
         this.cache = new PrefixCache(rule);
+        this.gemini = new GeminiSimWire(responder, requests, this::recordAbort, ids);
         this.app = Servers.start(host, port, config -> {
             config.http.maxRequestSize = 64L * 1024 * 1024;
             config.routes.post("/v1/chat/completions", this::chatCompletions);
             config.routes.get("/v1/models", ctx -> ctx.json(modelList()));
+            config.routes.post("/v1beta/models/{target}", gemini::handle);
         });
     }
 
@@ -64,6 +69,11 @@ public final class SimProviderServer implements AutoCloseable {
     /** The base URL an OpenAI client takes, ending in {@code /v1}. */
     public String baseUrl() {
         return "http://127.0.0.1:" + port() + "/v1";
+    }
+
+    /** The base URL a Gemini client takes: the root before {@code /v1beta}. */
+    public String geminiBaseUrl() {
+        return "http://127.0.0.1:" + port();
     }
 
     public List<SimRequest> requests() {
@@ -112,7 +122,11 @@ public final class SimProviderServer implements AutoCloseable {
         String cacheKey = Json.text(json, "prompt_cache_key");
         int[] prompt = TokenCounter.promptTokens(messages);
         long cached = cache.lookUpAndStore(cacheKey == null ? "" : cacheKey, prompt);
-        requests.add(new SimRequest(body, json, cacheKey, prompt.length, cached));
+        java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+        for (String name : java.util.Collections.list(ctx.req().getHeaderNames())) {
+            headers.put(name.toLowerCase(java.util.Locale.ROOT), ctx.req().getHeader(name));
+        }
+        requests.add(new SimRequest(body, json, cacheKey, prompt.length, cached, "openai", ctx.path(), headers));
 
         SimReply reply = responder.reply(messages);
         if (reply.fault() instanceof SimReply.HttpError httpError) {
@@ -140,7 +154,18 @@ public final class SimProviderServer implements AutoCloseable {
         String id = "chatcmpl-sim-" + ids.incrementAndGet();
         try {
             OutputStream out = ctx.res().getOutputStream();
-            send(out, chunk(id, delta -> delta.put("role", "assistant").put("content", ""), null));
+            String first = chunk(id, delta -> delta.put("role", "assistant").put("content", ""), null);
+            if (!reply.sources().isEmpty()) {
+                // GLM's shape: the search results in a top-level web_search array
+                ObjectNode withSources = (ObjectNode) Json.parse(first);
+                ArrayNode results = withSources.putArray("web_search");
+                int ref = 0;
+                for (SimReply.Source source : reply.sources()) {
+                    results.addObject().put("title", source.title()).put("link", source.url()).put("refer", "ref_" + ++ref);
+                }
+                first = Json.write(withSources);
+            }
+            send(out, first);
             for (String reasoning : reply.reasoning()) {
                 pause(reply.delay());
                 send(out, chunk(id, delta -> delta.put("reasoning_content", reasoning), null));
@@ -157,7 +182,7 @@ public final class SimProviderServer implements AutoCloseable {
             if (faultNow(out, reply.fault(), sent)) {
                 return;
             }
-            send(out, chunk(id, delta -> { }, "stop"));
+            send(out, chunk(id, delta -> { }, openAiFinishReason(reply.finishReason())));
             if (usage != null) {
                 ObjectNode last = Json.object();
                 last.put("id", id).put("object", "chat.completion.chunk").put("model", MODEL);
@@ -167,9 +192,21 @@ public final class SimProviderServer implements AutoCloseable {
             }
             send(out, "[DONE]");
         } catch (IOException e) {
-            aborts.incrementAndGet();
-            abortSeen.countDown();
+            recordAbort();
         }
+    }
+
+    private void recordAbort() {
+        aborts.incrementAndGet();
+        abortSeen.countDown();
+    }
+
+    /** Gemini's finish reason in OpenAI's words. */
+    private static String openAiFinishReason(String geminiReason) {
+        if (geminiReason == null || geminiReason.equals("STOP")) {
+            return "stop";
+        }
+        return geminiReason.equals("MAX_TOKENS") ? "length" : "content_filter";
     }
 
     /** Applies a mid-stream fault due after {@code sent} chunks; true when the stream must end here. */
@@ -276,7 +313,7 @@ public final class SimProviderServer implements AutoCloseable {
         ctx.status(status).contentType("application/json").result(Json.write(body));
     }
 
-    private static void pause(Duration delay) {
+    static void pause(Duration delay) {
         if (delay.isZero()) {
             return;
         }

@@ -6,13 +6,26 @@ import java.util.List;
 /**
  * One answer of the simulated provider: the text chunks exactly as they will be streamed (so a test
  * chooses the chunk boundaries), optional reasoning chunks before them, a pause between chunks, and
- * an optional fault.
+ * an optional fault. In Gemini's format a reply can also carry a thought signature (sent on a final
+ * empty-text part, as Gemini 3 does), grounding sources, and a finish reason other than {@code STOP};
+ * in OpenAI's format sources are sent as GLM sends its web search results, and the finish reason is
+ * mapped ({@code MAX_TOKENS} to {@code length}, the refusals to {@code content_filter}).
  */
-public record SimReply(List<String> reasoning, List<String> chunks, Duration delay, Fault fault) {
+public record SimReply(List<String> reasoning, List<String> chunks, Duration delay, Fault fault,
+                       String thoughtSignature, List<Source> sources, String finishReason) {
 
     public SimReply {
         reasoning = List.copyOf(reasoning);
         chunks = List.copyOf(chunks);
+        sources = List.copyOf(sources);
+    }
+
+    public SimReply(List<String> reasoning, List<String> chunks, Duration delay, Fault fault) {
+        this(reasoning, chunks, delay, fault, null, List.of(), null);
+    }
+
+    /** A web page the answer is grounded on. */
+    public record Source(String url, String title) {
     }
 
     /** What goes wrong, if anything. */
@@ -47,15 +60,29 @@ public record SimReply(List<String> reasoning, List<String> chunks, Duration del
     }
 
     public SimReply withReasoning(String... reasoningChunks) {
-        return new SimReply(List.of(reasoningChunks), chunks, delay, fault);
+        return new SimReply(List.of(reasoningChunks), chunks, delay, fault, thoughtSignature, sources, finishReason);
     }
 
     public SimReply withDelay(Duration pause) {
-        return new SimReply(reasoning, chunks, pause, fault);
+        return new SimReply(reasoning, chunks, pause, fault, thoughtSignature, sources, finishReason);
     }
 
     public SimReply withFault(Fault what) {
-        return new SimReply(reasoning, chunks, delay, what);
+        return new SimReply(reasoning, chunks, delay, what, thoughtSignature, sources, finishReason);
+    }
+
+    /** Gemini: end with {@code {"text": "", "thoughtSignature": signature}}, which a later request must carry back. */
+    public SimReply withThoughtSignature(String signature) {
+        return new SimReply(reasoning, chunks, delay, fault, signature, sources, finishReason);
+    }
+
+    public SimReply withSources(Source... grounding) {
+        return new SimReply(reasoning, chunks, delay, fault, thoughtSignature, List.of(grounding), finishReason);
+    }
+
+    /** Gemini's finish reason ({@code SAFETY}, {@code MAX_TOKENS}, …) instead of {@code STOP}. */
+    public SimReply withFinishReason(String reason) {
+        return new SimReply(reasoning, chunks, delay, fault, thoughtSignature, sources, reason);
     }
 
     public String text() {

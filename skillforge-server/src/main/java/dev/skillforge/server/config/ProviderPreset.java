@@ -1,0 +1,98 @@
+package dev.skillforge.server.config;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The providers SkillForge knows by name ({@code FORGE_PROVIDER}, or {@code preset} in the providers
+ * file): which wire format each speaks, where it lives, which environment variable usually holds its
+ * key, and its default model. What each sends and reads on the wire is decided where the clients are
+ * built ({@code ProviderFactory}); this is only the catalogue.
+ */
+public enum ProviderPreset {
+
+    /** The simulated provider, in-process on a loopback port: OpenAI's or Gemini's wire format. */
+    SIM("sim", Wire.SIM, null, List.of(), "skillforge-sim-1", false),
+    OPENAI("openai", Wire.OPENAI_CHAT, "https://api.openai.com/v1", List.of("OPENAI_API_KEY"), "gpt-4o-mini", true),
+    /** Gemini's native API; the base URL is the root before {@code /v1beta}. */
+    GEMINI("gemini", Wire.GEMINI, "https://generativelanguage.googleapis.com", List.of("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            "gemini-2.5-flash", true),
+    KIMI("kimi", Wire.OPENAI_CHAT, "https://api.moonshot.ai/v1", List.of("MOONSHOT_API_KEY"), null, true),
+    GLM("glm", Wire.OPENAI_CHAT, "https://open.bigmodel.cn/api/paas/v4", List.of("ZHIPUAI_API_KEY"), "glm-4.6", true),
+    DEEPSEEK("deepseek", Wire.OPENAI_CHAT, "https://api.deepseek.com", List.of("DEEPSEEK_API_KEY"), "deepseek-chat", true),
+    OPENROUTER("openrouter", Wire.OPENAI_CHAT, "https://openrouter.ai/api/v1", List.of("OPENROUTER_API_KEY"), null, true),
+    VLLM("vllm", Wire.OPENAI_CHAT, "http://127.0.0.1:8000/v1", List.of("VLLM_API_KEY"), null, false),
+    /** llama.cpp's {@code llama-server}: its default port is 8080, SkillForge's too; move one of them. */
+    LLAMACPP("llamacpp", Wire.OPENAI_CHAT, "http://127.0.0.1:8080/v1", List.of("LLAMA_API_KEY"), "default", false),
+    OLLAMA("ollama", Wire.OPENAI_CHAT, "http://127.0.0.1:11434/v1", List.of("OLLAMA_API_KEY"), null, false);
+
+    /** The wire format a preset speaks. */
+    public enum Wire { SIM, OPENAI_CHAT, GEMINI }
+
+    private final String id;
+    private final Wire wire;
+    private final String defaultBaseUrl;
+    private final List<String> keyVariables;
+    private final String defaultModel;
+    private final boolean hosted;
+
+    ProviderPreset(String id, Wire wire, String defaultBaseUrl, List<String> keyVariables, String defaultModel, boolean hosted) {
+        this.id = id;
+        this.wire = wire;
+        this.defaultBaseUrl = defaultBaseUrl;
+        this.keyVariables = keyVariables;
+        this.defaultModel = defaultModel;
+        this.hosted = hosted;
+    }
+
+    /** The name used in settings: {@code sim}, {@code openai}, {@code gemini}, … */
+    public String id() {
+        return id;
+    }
+
+    public Wire wire() {
+        return wire;
+    }
+
+    /** The base URL when none is configured ({@code null} for the simulation, which picks its own port). */
+    public String defaultBaseUrl() {
+        return defaultBaseUrl;
+    }
+
+    /** The environment variables that usually hold the key, in the order they are looked at. */
+    public List<String> keyVariables() {
+        return keyVariables;
+    }
+
+    /** The model when none is configured, or {@code null} when one must be named (the vendor's names change too often). */
+    public String defaultModel() {
+        return defaultModel;
+    }
+
+    /** A hosted service: at its own URL it needs a key. Self-hosted servers take one only if started with one. */
+    public boolean hosted() {
+        return hosted;
+    }
+
+    /**
+     * The preset named {@code value} (any case).
+     *
+     * @param variable what to name in the error, e.g. {@code FORGE_PROVIDER}
+     */
+    public static ProviderPreset parse(String value, String variable) {
+        String wanted = value.strip().toLowerCase(Locale.ROOT);
+        for (ProviderPreset preset : values()) {
+            if (preset.id.equals(wanted)) {
+                return preset;
+            }
+        }
+        throw new IllegalArgumentException(variable + "=" + value + " is not supported: use " + names());
+    }
+
+    /** All ids, for messages: {@code sim, openai, gemini, …}. */
+    public static String names() {
+        return Arrays.stream(values()).map(ProviderPreset::id).collect(Collectors.joining(", "));
+    }
+}

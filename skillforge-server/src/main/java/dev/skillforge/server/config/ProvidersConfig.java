@@ -1,0 +1,420 @@
+package dev.skillforge.server.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.server.json.Json;
+import org.snakeyaml.engine.v2.api.Load;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.schema.CoreSchema;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Every provider the server can use, by name, and the default one.
+ *
+ * <p>Two sources, the environment winning (DESIGN: environment variables override a config file):
+ * <ul>
+ *   <li>The {@code FORGE_*} variables describe one provider: {@code FORGE_PROVIDER} (a preset id),
+ *       {@code FORGE_MODEL}, {@code FORGE_BASE_URL}, {@code FORGE_API_KEY} (else the preset's usual
+ *       variable, e.g. {@code GEMINI_API_KEY}, which for a hosted preset is read only at the vendor's
+ *       own URL), {@code FORGE_TOOLS}, {@code FORGE_SIM_FORMAT}. It is
+ *       named by its preset id and is the default. Without {@code FORGE_PROVIDER} it is {@code openai}
+ *       when {@code FORGE_API_KEY} is set; otherwise there is none, unless there is no file either,
+ *       and then it is {@code sim}.</li>
+ *   <li>A providers file: {@code FORGE_CONFIG} (JSON, or YAML when it ends in {@code .yaml}/{@code .yml}),
+ *       else {@code FORGE_DATA_DIR/providers.json} if it exists:
+ *       <pre>{@code
+ * {"default": "fast",
+ *  "providers": {
+ *    "fast":  {"preset": "gemini", "model": "gemini-2.5-flash"},
+ *    "cheap": {"preset": "deepseek", "apiKeyEnv": "MY_DEEPSEEK_KEY"},
+ *    "local": {"preset": "llamacpp", "baseUrl": "http://127.0.0.1:8081/v1"},
+ *    "demo":  {"preset": "sim", "format": "gemini"}}}
+ *       }</pre>
+ *       Fields: {@code preset} (required), {@code model}, {@code baseUrl}, {@code apiKeyEnv} (the
+ *       variable holding the key; default the preset's usual one), {@code tools}, {@code thoughts}
+ *       (Gemini), {@code format} (sim). A key is never accepted in the file.</li>
+ * </ul>
+ * Everything is checked at start; a wrong value stops the server with a message naming where it is.
+ */
+public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, Path file) {
+
+    public static final String FILE_NAME = "providers.json";
+
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+    private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+    private static final Set<String> TOP_LEVEL_FIELDS = Set.of("default", "providers");
+    private static final Set<String> ENTRY_FIELDS = Set.of("preset", "model", "baseUrl", "apiKeyEnv", "tools", "thoughts", "format");
+    private static final int MAX_FILE_BYTES = 1024 * 1024;
+
+    public ProvidersConfig {
+        providers = List.copyOf(providers);
+        if (providers.stream().noneMatch(p -> p.name().equals(defaultName))) {
+            throw new IllegalArgumentException("the default provider " + defaultName + " is not configured");
+        }
+    }
+
+    public static ProvidersConfig from(Map<String, String> env, Path dataDir) {
+        Path file = configFile(env, dataDir);
+        String where = file == null ? null : (blankToNull(env.get("FORGE_CONFIG")) != null ? "FORGE_CONFIG " : "") + file;
+        LinkedHashMap<String, ProviderSpec> fromFile = new LinkedHashMap<>();
+        String fileDefault = file == null ? null : readFile(file, where, env, fromFile);
+        ProviderSpec fromEnv = environmentProvider(env, !fromFile.isEmpty());
+
+        List<ProviderSpec> all = new ArrayList<>();
+        String defaultName;
+        if (fromEnv != null) {
+            all.add(fromEnv);
+            fromFile.remove(fromEnv.name()); // the environment overrides the file
+            defaultName = fromEnv.name();
+        } else {
+            defaultName = fileDefault != null ? fileDefault : fromFile.keySet().iterator().next();
+        }
+        all.addAll(fromFile.values());
+        for (ProviderSpec spec : all) {
+            if (spec.name().equals(defaultName) && spec.keyRequired() && !spec.keyPresent()) {
+                throw new IllegalArgumentException(missingKey(spec, fromEnv == spec, where));
+            }
+        }
+        return new ProvidersConfig(all, defaultName, file);
+    }
+
+    public ProviderSpec defaultSpec() {
+        return find(defaultName).orElseThrow();
+    }
+
+    public Optional<ProviderSpec> find(String name) {
+        return providers.stream().filter(p -> p.name().equals(name)).findFirst();
+    }
+
+    // ---------------------------------------------------------------- the FORGE_* provider
+
+    private static ProviderSpec environmentProvider(Map<String, String> env, boolean fileHasProviders) {
+        String named = blankToNull(env.get("FORGE_PROVIDER"));
+        String forgeKey = blankToNull(env.get("FORGE_API_KEY"));
+        String simFormat = simFormat(blankToNull(env.get("FORGE_SIM_FORMAT")), "FORGE_SIM_FORMAT");
+        ProviderPreset preset;
+        if (named != null) {
+            preset = ProviderPreset.parse(named, "FORGE_PROVIDER");
+        } else if (forgeKey != null) {
+            preset = ProviderPreset.OPENAI;
+        } else if (fileHasProviders) {
+            return null;
+        } else {
+            preset = ProviderPreset.SIM;
+        }
+        String variableOf = "FORGE_PROVIDER=" + preset.id();
+        String model = preset == ProviderPreset.SIM ? preset.defaultModel() : blankToNull(env.get("FORGE_MODEL"));
+        if (model == null) {
+            model = requireDefaultModel(preset, "FORGE_MODEL is required for " + variableOf);
+        }
+        String baseUrl = baseUrl(preset, blankToNull(env.get("FORGE_BASE_URL")), "FORGE_BASE_URL");
+        String keyVariable = null;
+        String key = null;
+        if (preset != ProviderPreset.SIM) {
+            if (forgeKey != null) {
+                keyVariable = "FORGE_API_KEY";
+                key = forgeKey;
+            } else if (readsUsualVariables(preset, baseUrl)) {
+                keyVariable = preset.keyVariables().isEmpty() ? "FORGE_API_KEY" : preset.keyVariables().getFirst();
+                for (String variable : preset.keyVariables()) {
+                    if (blankToNull(env.get(variable)) != null) {
+                        keyVariable = variable;
+                        key = env.get(variable).strip();
+                        break;
+                    }
+                }
+            } else {
+                keyVariable = "FORGE_API_KEY";
+            }
+        }
+        List<String> tools = tools(preset, blankToNull(env.get("FORGE_TOOLS")), "FORGE_TOOLS");
+        return new ProviderSpec(preset.id(), preset, model, baseUrl, keyVariable, key,
+                preset == ProviderPreset.SIM ? (simFormat == null ? ProviderSpec.SIM_FORMAT_OPENAI : simFormat) : null,
+                tools, true);
+    }
+
+    // ---------------------------------------------------------------- the providers file
+
+    private static Path configFile(Map<String, String> env, Path dataDir) {
+        String configured = blankToNull(env.get("FORGE_CONFIG"));
+        if (configured != null) {
+            Path file = Path.of(configured.strip());
+            if (!Files.isRegularFile(file)) {
+                throw new IllegalArgumentException("FORGE_CONFIG=" + configured + " is not a readable file");
+            }
+            return file;
+        }
+        Path file = dataDir.resolve(FILE_NAME);
+        return Files.isRegularFile(file) ? file : null;
+    }
+
+    /** Reads the file's providers into {@code into}; returns its default name, or {@code null}. */
+    private static String readFile(Path file, String where, Map<String, String> env, Map<String, ProviderSpec> into) {
+        JsonNode root = parse(file, where);
+        if (!(root instanceof ObjectNode object)) {
+            throw new IllegalArgumentException(where + ": the file must hold an object with \"providers\"");
+        }
+        for (Iterator<String> fields = object.fieldNames(); fields.hasNext(); ) {
+            String field = fields.next();
+            if (!TOP_LEVEL_FIELDS.contains(field)) {
+                throw new IllegalArgumentException(where + ": unknown field \"" + field + "\": use \"default\" and \"providers\"");
+            }
+        }
+        JsonNode providers = object.get("providers");
+        if (!(providers instanceof ObjectNode entries) || entries.isEmpty()) {
+            throw new IllegalArgumentException(where + ": \"providers\" must be an object of name: {preset, …}, with at least one");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = entries.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> entry = it.next();
+            String name = entry.getKey();
+            if (!NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException(where + ": provider name \"" + name
+                        + "\" must be 1-64 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit");
+            }
+            into.put(name, fileEntry(name, entry.getValue(), where + ": providers." + name, env));
+        }
+        JsonNode defaultNode = object.get("default");
+        if (defaultNode == null || defaultNode.isNull()) {
+            return null;
+        }
+        if (!defaultNode.isTextual() || !into.containsKey(defaultNode.asText())) {
+            throw new IllegalArgumentException(where + ": \"default\" must name one of the providers " + into.keySet()
+                    + ", was " + defaultNode);
+        }
+        return defaultNode.asText();
+    }
+
+    private static ProviderSpec fileEntry(String name, JsonNode node, String at, Map<String, String> env) {
+        if (!(node instanceof ObjectNode entry)) {
+            throw new IllegalArgumentException(at + " must be an object with at least \"preset\"");
+        }
+        for (Iterator<String> fields = entry.fieldNames(); fields.hasNext(); ) {
+            String field = fields.next();
+            if (field.toLowerCase(Locale.ROOT).contains("key") && !field.equals("apiKeyEnv")) {
+                throw new IllegalArgumentException(at + "." + field + ": keys are read only from environment variables,"
+                        + " never from the file: name the variable with \"apiKeyEnv\"");
+            }
+            if (!ENTRY_FIELDS.contains(field)) {
+                throw new IllegalArgumentException(at + ": unknown field \"" + field + "\": use " + ENTRY_FIELDS);
+            }
+        }
+        String presetName = text(entry, "preset", at);
+        if (presetName == null) {
+            throw new IllegalArgumentException(at + ".preset is required: one of " + ProviderPreset.names());
+        }
+        ProviderPreset preset = ProviderPreset.parse(presetName, at + ".preset");
+        String model = preset == ProviderPreset.SIM ? preset.defaultModel() : text(entry, "model", at);
+        if (model == null) {
+            model = requireDefaultModel(preset, at + ".model is required for preset " + preset.id());
+        }
+        String baseUrl = baseUrl(preset, text(entry, "baseUrl", at), at + ".baseUrl");
+        String keyVariable = text(entry, "apiKeyEnv", at);
+        String key = null;
+        if (keyVariable != null) {
+            if (!VARIABLE.matcher(keyVariable).matches()) {
+                throw new IllegalArgumentException(at + ".apiKeyEnv must be an environment variable name, was " + keyVariable);
+            }
+            key = blankToNull(env.get(keyVariable));
+        } else if (preset != ProviderPreset.SIM && !preset.keyVariables().isEmpty() && readsUsualVariables(preset, baseUrl)) {
+            keyVariable = preset.keyVariables().getFirst();
+            for (String variable : preset.keyVariables()) {
+                if (blankToNull(env.get(variable)) != null) {
+                    keyVariable = variable;
+                    key = env.get(variable);
+                    break;
+                }
+            }
+        }
+        JsonNode toolsNode = entry.get("tools");
+        List<String> tools;
+        if (toolsNode == null || toolsNode.isNull()) {
+            tools = defaultTools(preset);
+        } else {
+            if (!toolsNode.isArray()) {
+                throw new IllegalArgumentException(at + ".tools must be a list, e.g. [\"google_search\"] or []");
+            }
+            List<String> named = new ArrayList<>();
+            for (JsonNode tool : toolsNode) {
+                named.add(tool.asText());
+            }
+            tools = checkTools(preset, named, at + ".tools");
+        }
+        JsonNode thoughtsNode = entry.get("thoughts");
+        if (thoughtsNode != null && !thoughtsNode.isBoolean()) {
+            throw new IllegalArgumentException(at + ".thoughts must be true or false");
+        }
+        if (thoughtsNode != null && preset != ProviderPreset.GEMINI) {
+            throw new IllegalArgumentException(at + ".thoughts is a Gemini setting; preset " + preset.id() + " has none");
+        }
+        String format = text(entry, "format", at);
+        if (format != null && preset != ProviderPreset.SIM) {
+            throw new IllegalArgumentException(at + ".format is for the simulated provider (preset sim) only");
+        }
+        format = preset == ProviderPreset.SIM ? simFormat(format == null ? ProviderSpec.SIM_FORMAT_OPENAI : format, at + ".format") : null;
+        return new ProviderSpec(name, preset, model, baseUrl, keyVariable, key == null ? null : key.strip(), format, tools,
+                thoughtsNode == null || thoughtsNode.booleanValue());
+    }
+
+    private static JsonNode parse(Path file, String where) {
+        String text;
+        try {
+            if (Files.size(file) > MAX_FILE_BYTES) {
+                throw new IllegalArgumentException(where + " is larger than 1 MiB");
+            }
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(where + " could not be read: " + e.getMessage());
+        }
+        String lower = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        if (lower.endsWith(".yaml") || lower.endsWith(".yml")) {
+            try {
+                LoadSettings settings = LoadSettings.builder().setLabel(file.toString()).setSchema(new CoreSchema())
+                        .setAllowDuplicateKeys(false).setAllowRecursiveKeys(false).setMaxAliasesForCollections(10)
+                        .setBufferSize(text.length() + 1).build();
+                Object loaded = new Load(settings).loadFromString(text);
+                return Json.MAPPER.valueToTree(loaded);
+            } catch (YamlEngineException | IllegalArgumentException e) {
+                throw new IllegalArgumentException(where + " is not valid YAML: " + oneLine(e.getMessage()));
+            }
+        }
+        try {
+            return Json.parse(text);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(where + " is not valid JSON: " + oneLine(e.getMessage()));
+        }
+    }
+
+    // ---------------------------------------------------------------- shared checks
+
+    /**
+     * A hosted preset's usual key variable (say {@code OPENAI_API_KEY}) is read only at the vendor's
+     * own URL: a key the environment holds for a vendor is never sent to a proxy or another server
+     * unless asked for by name ({@code FORGE_API_KEY}, {@code apiKeyEnv}). A self-hosted server's
+     * variable is its own, wherever it runs.
+     */
+    private static boolean readsUsualVariables(ProviderPreset preset, String baseUrl) {
+        return !preset.hosted() || java.util.Objects.equals(baseUrl, preset.defaultBaseUrl());
+    }
+
+    private static String requireDefaultModel(ProviderPreset preset, String message) {
+        if (preset.defaultModel() == null) {
+            throw new IllegalArgumentException(message + ": " + preset.id()
+                    + " has no default model, name one of the models it serves");
+        }
+        return preset.defaultModel();
+    }
+
+    private static String baseUrl(ProviderPreset preset, String configured, String variable) {
+        if (configured == null) {
+            return preset.defaultBaseUrl();
+        }
+        String url = configured.strip();
+        if (!url.matches("(?i)https?://[^\\s]+")) {
+            throw new IllegalArgumentException(variable + " must start with http:// or https://, was " + configured);
+        }
+        while (url.endsWith("/")) {
+            url = url.substring(0, url.length() - 1);
+        }
+        if (preset == ProviderPreset.GEMINI && url.endsWith("/v1beta")) {
+            url = url.substring(0, url.length() - "/v1beta".length()); // the root before /v1beta, as documented
+        }
+        return url;
+    }
+
+    /** The tools a preset offers when none are named: all it has. */
+    public static List<String> defaultTools(ProviderPreset preset) {
+        return switch (preset) {
+            case GEMINI -> List.of("google_search", "url_context");
+            case GLM -> List.of("web_search");
+            default -> List.of();
+        };
+    }
+
+    private static List<String> tools(ProviderPreset preset, String configured, String variable) {
+        if (configured == null) {
+            return defaultTools(preset);
+        }
+        if (configured.strip().equalsIgnoreCase("none")) {
+            return List.of();
+        }
+        List<String> named = new ArrayList<>();
+        for (String tool : configured.split(",")) {
+            if (!tool.isBlank()) {
+                named.add(tool.strip().toLowerCase(Locale.ROOT));
+            }
+        }
+        return checkTools(preset, named, variable);
+    }
+
+    private static List<String> checkTools(ProviderPreset preset, List<String> named, String variable) {
+        List<String> available = defaultTools(preset);
+        for (String tool : named) {
+            if (!available.contains(tool)) {
+                throw new IllegalArgumentException(variable + ": " + preset.id() + " has no tool \"" + tool + "\"; "
+                        + (available.isEmpty() ? "it has none" : "use " + String.join(", ", available) + " or none"));
+            }
+        }
+        // in the preset's order, each once: the request bytes must not depend on how the list was written
+        return available.stream().filter(named::contains).toList();
+    }
+
+    private static String simFormat(String value, String variable) {
+        if (value == null) {
+            return null;
+        }
+        String format = value.strip().toLowerCase(Locale.ROOT);
+        if (!format.equals(ProviderSpec.SIM_FORMAT_OPENAI) && !format.equals(ProviderSpec.SIM_FORMAT_GEMINI)) {
+            throw new IllegalArgumentException(variable + "=" + value + " is not supported: use openai or gemini");
+        }
+        return format;
+    }
+
+    private static String missingKey(ProviderSpec spec, boolean fromEnvironment, String where) {
+        List<String> variables = new ArrayList<>();
+        if (fromEnvironment) {
+            variables.add("FORGE_API_KEY");
+            variables.addAll(spec.preset().keyVariables());
+            return "FORGE_PROVIDER=" + spec.preset().id() + " needs an API key: set " + String.join(" or ", variables);
+        }
+        return where + ": the default provider " + spec.name() + " (" + spec.preset().id() + ") needs an API key in "
+                + spec.apiKeyEnv();
+    }
+
+    private static String text(ObjectNode entry, String field, String at) {
+        JsonNode value = entry.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual() || value.asText().isBlank()) {
+            throw new IllegalArgumentException(at + "." + field + " must be a non-empty string, was " + value);
+        }
+        return value.asText().strip();
+    }
+
+    private static String oneLine(String message) {
+        return String.valueOf(message).replaceAll("\\s+", " ").strip();
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value;
+    }
+
+    @Override
+    public String toString() {
+        return "ProvidersConfig[default=" + defaultName + ", providers=" + providers + (file == null ? "" : ", file=" + file) + "]";
+    }
+}

@@ -1,0 +1,120 @@
+package dev.skillforge.server.provider;
+
+import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.core.agent.ProviderException;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/**
+ * What every streaming provider client does around its own wire format, shared so the OpenAI-compatible
+ * and the Gemini clients fail, retry and stop the same way:
+ *
+ * <ul>
+ *   <li>{@link #post}: a JSON POST that asks for an event stream (HTTP/1.1 on plain {@code http}, so
+ *       local servers are not asked to upgrade);</li>
+ *   <li>{@link #open}: send it and wait for a 2xx answer. A 429 or 5xx answer, or a failed connection,
+ *       is tried again as the {@link RetryPolicy} says (honouring {@code Retry-After}); this happens
+ *       before any of the body was read, so never after text reached the client. Any other status
+ *       fails at once with {@code provider_http_error} and the provider's own message;</li>
+ *   <li>{@link #events}: the body as SSE event data, where keep-alive comments prove the connection
+ *       but not progress: the idle limit counts from the last {@code data:} line.</li>
+ * </ul>
+ */
+public final class ProviderCalls {
+
+    /** How much of an error body is read for its message. */
+    public static final int MAX_ERROR_BODY_CHARS = 8192;
+
+    private ProviderCalls() {
+    }
+
+    /** A POST of {@code body} (JSON) to {@code endpoint} accepting {@code text/event-stream}; add the credentials. */
+    public static HttpRequest.Builder post(URI endpoint, byte[] body) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint)
+                .header("Content-Type", "application/json")
+                .header("Accept", "text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        if ("http".equalsIgnoreCase(endpoint.getScheme())) {
+            builder.version(HttpClient.Version.HTTP_1_1);
+        }
+        return builder;
+    }
+
+    /**
+     * Sends {@code request} until it is answered with a 2xx status, retrying as {@code retry} allows.
+     * The caller reads and closes the returned response.
+     *
+     * @param errorMessage turns an error body into the provider's own message
+     * @throws ProviderException {@code provider_http_error} (the last status and message once retries
+     *                           are spent), {@code provider_unreachable}, {@code provider_timeout} or
+     *                           {@code cancelled}
+     */
+    public static StreamingHttp.Response open(HttpRequest request, StreamingHttp.Timeouts timeouts, RetryPolicy retry,
+                                              Cancellation cancellation, UnaryOperator<String> errorMessage) throws ProviderException {
+        for (int attempt = 0; ; attempt++) {
+            StreamingHttp.Response response;
+            try {
+                response = StreamingHttp.open(request, timeouts, cancellation);
+            } catch (ProviderException e) {
+                if (e.code().equals("provider_unreachable") && attempt < retry.maxRetries()) {
+                    pause(retry.delay(attempt + 1, null), cancellation);
+                    continue;
+                }
+                throw e;
+            }
+            if (response.status() / 100 == 2) {
+                return response;
+            }
+            try (response) {
+                String message = errorMessage.apply(response.readBody(MAX_ERROR_BODY_CHARS));
+                if (RetryPolicy.isRetryableStatus(response.status()) && attempt < retry.maxRetries()) {
+                    pause(retry.delay(attempt + 1, response.headers()), cancellation);
+                    continue;
+                }
+                throw new ProviderException("provider_http_error",
+                        "The provider answered HTTP " + response.status() + ": " + message);
+            }
+        }
+    }
+
+    /**
+     * The data of the response's events. Keep-alive comments ({@code : ping}) prove the connection,
+     * not progress: when only they arrive for longer than {@code idle}, reading fails with
+     * {@code provider_timeout}.
+     */
+    public static SseDataReader events(StreamingHttp.Response response, Duration idle) {
+        long idleNanos = idle.toNanos();
+        long[] lastData = {System.nanoTime()};
+        return new SseDataReader(() -> {
+            String line = response.nextLine();
+            if (line != null && line.startsWith("data:")) {
+                lastData[0] = System.nanoTime();
+            } else if (line != null && System.nanoTime() - lastData[0] > idleNanos) {
+                throw new ProviderException("provider_timeout", "The provider sent only keep-alives for "
+                        + idle.toSeconds() + " s: no data");
+            }
+            return line;
+        });
+    }
+
+    /** Waits before a retry; a stop ends the wait at once. */
+    public static void pause(Duration delay, Cancellation cancellation) throws ProviderException {
+        CountDownLatch stopped = new CountDownLatch(1);
+        try (AutoCloseable ignored = cancellation.onCancel(stopped::countDown)) {
+            stopped.await(delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception impossible) {
+            throw new IllegalStateException(impossible);
+        }
+        if (cancellation.isCancelled() || Thread.currentThread().isInterrupted()) {
+            throw new ProviderException("cancelled", "the run was stopped");
+        }
+    }
+}

@@ -1,0 +1,20 @@
+package dev.skillforge.server.provider.openai;
+
+import dev.skillforge.server.provider.ProviderFactory;
+
+/**
+ * The OpenAI-compatible client with the GLM preset's options (thinking kept, the web_search tool, its
+ * results as sources) against the simulation, which sends sources in GLM's {@code web_search} shape.
+ */
+class GlmPresetConformanceTest extends OpenAiCompatibleConformanceTest {
+
+    @Override
+    protected ChatOptions options() {
+        return ProviderFactory.GLM;
+    }
+
+    @Override
+    protected boolean reportsSources() {
+        return true;
+    }
+}

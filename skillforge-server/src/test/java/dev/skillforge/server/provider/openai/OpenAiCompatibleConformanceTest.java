@@ -1,0 +1,55 @@
+package dev.skillforge.server.provider.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.skillforge.core.agent.ModelProvider;
+import dev.skillforge.core.transcript.ProviderReplay;
+import dev.skillforge.server.json.Json;
+import dev.skillforge.server.provider.ProviderConformanceTest;
+import dev.skillforge.server.provider.ProviderFactory;
+import dev.skillforge.server.provider.RetryPolicy;
+import dev.skillforge.server.provider.StreamingHttp;
+import dev.skillforge.server.provider.sim.SimProviderServer;
+import dev.skillforge.server.provider.sim.SimRequest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The OpenAI-compatible client with the openai preset's options, against the simulation's OpenAI format. */
+class OpenAiCompatibleConformanceTest extends ProviderConformanceTest {
+
+    @Override
+    protected ModelProvider provider(SimProviderServer sim, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
+        return new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key", SimProviderServer.MODEL,
+                true, timeouts, retry, options()));
+    }
+
+    protected ChatOptions options() {
+        return ProviderFactory.OPENAI;
+    }
+
+    @Override
+    protected String format() {
+        return "openai";
+    }
+
+    @Override
+    protected JsonNode conversation(SimRequest request) {
+        return request.messages();
+    }
+
+    @Override
+    protected String replayOnTheWire(ProviderReplay replay) {
+        return "\"reasoning_content\":" + Json.write(new TextNode(replay.data()));
+    }
+
+    @Override
+    protected void assertReplayHolds(ProviderReplay replay, String reasoning, String signature) {
+        // chat completions have no signature: the reasoning is the whole native piece
+        assertThat(replay).isEqualTo(new ProviderReplay(OpenAiChatRequest.REASONING_REPLAY, reasoning));
+    }
+
+    @Override
+    protected boolean reportsSources() {
+        return false;
+    }
+}
