@@ -59,13 +59,13 @@ public final class SkillForgeServer implements AutoCloseable {
         this.store = wrapStore.apply(database);
         this.writer = new StoreWriter(store);
         this.identity = InstanceIdentity.of(dataDir);
-        AgentLoop loop = new AgentLoop(provider.model(), new SkillCommands(skills), maxIterations);
-        this.conversations = new ConversationService(store, writer, loop,
-                new ConversationService.Defaults(SystemPrompt.TEXT, provider.name(), provider.modelName()), identity.id());
+        ProviderModels models = new ProviderModels(providers, new SkillCommands(skills), maxIterations);
+        AgentLoop loop = models.loop(models.choose(null, null)); // stateless /api/agent turns use the default
+        this.conversations = new ConversationService(store, writer, SystemPrompt.TEXT, models, identity.id());
         conversations.recover();
         this.api = ApiServer.start(host, port, loop, SystemPrompt.TEXT,
                 new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
-                new ConversationRoutes(conversations, provider.nextRequestMessages()), new SkillRoutes(skills));
+                new ConversationRoutes(conversations), new SkillRoutes(skills));
     }
 
     public int port() {

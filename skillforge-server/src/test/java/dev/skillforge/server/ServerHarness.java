@@ -3,6 +3,7 @@ package dev.skillforge.server;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
 import dev.skillforge.server.provider.openai.OpenAiChatRequest;
@@ -17,6 +18,7 @@ import dev.skillforge.server.store.StoreWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
@@ -25,6 +27,10 @@ import java.util.function.UnaryOperator;
  * there (optionally behind a store decorator), and the API on another port.
  */
 public final class ServerHarness implements AutoCloseable {
+
+    /** A second configured provider, on the same simulated server, with its own model name. */
+    public static final String OTHER_PROVIDER = "other";
+    public static final String OTHER_MODEL = "other-model";
 
     public static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1));
 
@@ -47,15 +53,23 @@ public final class ServerHarness implements AutoCloseable {
     public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                          UnaryOperator<ConversationStore> wrapStore) throws IOException {
         sim = SimProviderServer.startOnLoopback(responder);
-        var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key",
-                SimProviderServer.MODEL, true, new StreamingHttp.Timeouts(providerTimeout, providerTimeout), retry));
-        var provider = new ConfiguredProvider(client, "sim", SimProviderServer.MODEL, true, OpenAiChatRequest::messages, () -> { });
-        server = new SkillForgeServer("127.0.0.1", 0, dataDir, AgentLoop.DEFAULT_MAX_ITERATIONS, provider,
+        var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
+        // Two named providers on the one simulated server, so tests can fix conversations to either.
+        var providers = ProviderRegistry.of("sim", List.of(
+                simProvider("sim", SimProviderServer.MODEL, timeouts, retry),
+                simProvider(OTHER_PROVIDER, OTHER_MODEL, timeouts, retry)));
+        server = new SkillForgeServer("127.0.0.1", 0, dataDir, AgentLoop.DEFAULT_MAX_ITERATIONS, providers,
                 JdbcConversationStore.open(null, null, null, dataDir), wrapStore);
         skills = server.skills;
         database = server.database;
         writer = server.writer;
         conversations = server.conversations;
+    }
+
+    private ConfiguredProvider simProvider(String name, String model, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
+        var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key",
+                model, true, timeouts, retry));
+        return new ConfiguredProvider(client, name, model, true, OpenAiChatRequest::messages, () -> { });
     }
 
     public String url(String path) {

@@ -11,7 +11,9 @@ public final class ConversationException extends RuntimeException {
         /** The request itself is wrong. */
         INVALID,
         /** The database is needed for this and cannot be reached. */
-        UNAVAILABLE
+        UNAVAILABLE,
+        /** The conversation's provider is not configured on this server (any more): start a new conversation. */
+        PROVIDER_GONE
     }
 
     private final Kind kind;

@@ -1,6 +1,8 @@
 package dev.skillforge.server.conversation;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.run.AgentRun;
@@ -50,31 +52,29 @@ public final class ConversationService implements AutoCloseable {
     /** How long a request waits for another instance to hand a conversation over. */
     static final Duration HANDOVER_WAIT = Duration.ofSeconds(2);
 
-    /** What a new conversation is fixed to. */
-    public record Defaults(String systemPrompt, String provider, String model) {
-    }
 
     private final ConversationStore store;
     private final StoreWriter writer;
-    private final AgentLoop loop;
-    private final Defaults defaults;
+    private final String systemPrompt;
+    private final ConversationModels models;
     private final String instanceId;
     private final Map<String, HotConversation> hot = new ConcurrentHashMap<>();
     private final Map<String, ReentrantLock> loading = new ConcurrentHashMap<>();
     private final ScheduledExecutorService leaseKeeper = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("lease-keeper").factory());
 
-    public ConversationService(ConversationStore store, StoreWriter writer, AgentLoop loop, Defaults defaults) {
-        this(store, writer, loop, defaults, UUID.randomUUID().toString());
+    /** @param systemPrompt the system prompt new conversations are fixed to (it is stored with each) */
+    public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models) {
+        this(store, writer, systemPrompt, models, UUID.randomUUID().toString());
     }
 
     /** @param instanceId this server's lease owner id ({@link InstanceIdentity}): the same across restarts on one data folder */
-    public ConversationService(ConversationStore store, StoreWriter writer, AgentLoop loop, Defaults defaults, String instanceId) {
+    public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models, String instanceId) {
         this.instanceId = instanceId;
         this.store = store;
         this.writer = writer;
-        this.loop = loop;
-        this.defaults = defaults;
+        this.systemPrompt = systemPrompt;
+        this.models = models;
         leaseKeeper.scheduleWithFixedDelay(this::keepLeases, LEASE_RENEWAL.toMillis(), LEASE_RENEWAL.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -84,10 +84,19 @@ public final class ConversationService implements AutoCloseable {
 
     /** Creates a conversation: it is hot here at once and reaches the database in the background. */
     public ConversationRecord create(String title) {
+        return create(title, null, null);
+    }
+
+    /**
+     * Creates a conversation fixed to a provider and its model ({@code null}: the default), with
+     * the system prompt of this server: none of them changes afterwards.
+     */
+    public ConversationRecord create(String title, String provider, String model) {
+        String validTitle = title == null ? "" : validTitle(title);
+        ConversationModels.Choice choice = models.choose(provider, model);
         long now = System.currentTimeMillis();
         String id = UUID.randomUUID().toString(); // 122 random bits from SecureRandom
-        ConversationRecord record = new ConversationRecord(id, title == null ? "" : validTitle(title),
-                defaults.systemPrompt(), defaults.provider(), defaults.model(), now, now);
+        ConversationRecord record = new ConversationRecord(id, validTitle, systemPrompt, choice.provider(), choice.model(), now, now);
         HotConversation conversation = new HotConversation(record, List.of(), List.of(), writer::submitAll);
         // A new random id cannot be leased by anyone else yet: the lease is written with the conversation.
         writer.submit(new Write.CreateConversation(record, instanceId, now + LEASE_TTL_MILLIS));
@@ -195,6 +204,7 @@ public final class ConversationService implements AutoCloseable {
     }
 
     private AgentRun begin(HotConversation conversation, String content) {
+        AgentLoop loop = models.loop(new ConversationModels.Choice(conversation.record.provider(), conversation.record.model()));
         long now = System.currentTimeMillis();
         int turn = conversation.currentTurn + 1;
         conversation.currentTurn = turn;
@@ -261,6 +271,14 @@ public final class ConversationService implements AutoCloseable {
         }
         run.cancel("stopped by the user");
         return true;
+    }
+
+    /** The exact messages array the conversation's provider receives next (before the next user message). */
+    public JsonNode nextRequestMessages(String id) {
+        ExportSource source = exportSource(id);
+        ConversationRecord record = source.record();
+        return models.nextRequestMessages(new ConversationModels.Choice(record.provider(), record.model()),
+                new ModelCall(record.systemPrompt(), source.entries(), record.id()));
     }
 
     /** The entries and system prompt the provider would receive next. */

@@ -3,7 +3,6 @@ package dev.skillforge.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationSnapshot;
@@ -18,7 +17,6 @@ import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * The conversation API: create, list, read, rename, delete; a turn by sending only the new message;
@@ -31,12 +29,8 @@ public final class ConversationRoutes {
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
 
     private final ConversationService conversations;
-    private final Function<ModelCall, JsonNode> nextRequestMessages;
-
-    /** @param nextRequestMessages the messages array the configured provider would be sent for a call */
-    public ConversationRoutes(ConversationService conversations, Function<ModelCall, JsonNode> nextRequestMessages) {
+    public ConversationRoutes(ConversationService conversations) {
         this.conversations = conversations;
-        this.nextRequestMessages = nextRequestMessages;
     }
 
     void register(JavalinConfig config) {
@@ -59,12 +53,14 @@ public final class ConversationRoutes {
                 case BUSY -> 409;
                 case INVALID -> 400;
                 case UNAVAILABLE -> 503;
+                case PROVIDER_GONE -> 409;
             };
             String code = switch (e.kind()) {
                 case NOT_FOUND -> "not_found";
                 case BUSY -> "turn_in_progress";
                 case INVALID -> "invalid_request";
                 case UNAVAILABLE -> "storage_unavailable";
+                case PROVIDER_GONE -> "provider_not_configured";
             };
             ApiServer.error(ctx, status, code, e.getMessage());
         });
@@ -73,7 +69,9 @@ public final class ConversationRoutes {
     private void create(Context ctx) throws Exception {
         JsonNode body = RequestBodies.readJsonObjectOrEmpty(ctx.req().getInputStream(), MAX_SMALL_BODY_BYTES);
         String title = body.has("title") ? stringField(body, "title") : null;
-        ConversationRecord record = conversations.create(title);
+        String provider = body.has("provider") ? stringField(body, "provider") : null;
+        String model = body.has("model") ? stringField(body, "model") : null;
+        ConversationRecord record = conversations.create(title, provider, model);
         json(ctx, 201, summary(record, false));
     }
 
@@ -128,11 +126,10 @@ public final class ConversationRoutes {
 
     private void export(Context ctx) {
         String format = Optional.ofNullable(ctx.queryParam("format")).orElse("json");
-        ConversationService.ExportSource source = conversations.exportSource(ctx.pathParam("id"));
         switch (format) {
-            case "json" -> json(ctx, 200, nextRequestMessages.apply(
-                    new ModelCall(source.record().systemPrompt(), source.entries(), source.record().id())));
-            case "markdown" -> ctx.status(200).contentType("text/markdown;charset=utf-8").result(MarkdownExport.of(source.snapshot()));
+            case "json" -> json(ctx, 200, conversations.nextRequestMessages(ctx.pathParam("id")));
+            case "markdown" -> ctx.status(200).contentType("text/markdown;charset=utf-8")
+                    .result(MarkdownExport.of(conversations.exportSource(ctx.pathParam("id")).snapshot()));
             default -> throw ApiException.badRequest("invalid_request", "format must be json or markdown, not " + abbreviate(format));
         }
     }

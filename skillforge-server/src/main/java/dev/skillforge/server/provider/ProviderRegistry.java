@@ -63,9 +63,14 @@ public final class ProviderRegistry implements AutoCloseable {
 
     /** A registry of one provider, the default (tests and benchmarks that build their provider by hand). */
     public static ProviderRegistry single(ConfiguredProvider provider) {
-        Map<String, ConfiguredProvider> one = new LinkedHashMap<>();
-        one.put(provider.name(), provider);
-        return new ProviderRegistry(one, provider.name());
+        return of(provider.name(), List.of(provider));
+    }
+
+    /** A registry of providers built by hand, in order. */
+    public static ProviderRegistry of(String defaultName, List<ConfiguredProvider> providers) {
+        Map<String, ConfiguredProvider> byName = new LinkedHashMap<>();
+        providers.forEach(provider -> byName.put(provider.name(), provider));
+        return new ProviderRegistry(byName, defaultName);
     }
 
     /** The provider named {@code name}. */

@@ -248,6 +248,33 @@ class ConversationApiTest {
         }
     }
 
+    @Test
+    void eachConversationIsFixedToTheProviderAndModelItStartedWith(@TempDir Path data) throws Exception {
+        try (ServerHarness server = new ServerHarness(data, new SimScript(ANSWER, ANSWER))) {
+            String onDefault = create(server);
+            SseClient.Answer created = SseClient.send("POST", server.url("/api/conversations"),
+                    "{\"provider\":\"" + ServerHarness.OTHER_PROVIDER + "\"}");
+            assertThat(created.status()).isEqualTo(201);
+            String onOther = created.json().path("id").asText();
+            assertThat(created.json().path("provider").asText()).isEqualTo(ServerHarness.OTHER_PROVIDER);
+            assertThat(created.json().path("model").asText()).isEqualTo(ServerHarness.OTHER_MODEL);
+
+            turn(server, onOther, "Skills?");
+            turn(server, onDefault, "Skills?");
+
+            assertThat(server.sim.requests()).extracting(r -> r.json().path("model").asText())
+                    .containsExactly(ServerHarness.OTHER_MODEL, "skillforge-sim-1");
+            assertThat(SseClient.get(server.url("/api/conversations/" + onDefault)).json().path("provider").asText()).isEqualTo("sim");
+
+            SseClient.Answer unknown = SseClient.send("POST", server.url("/api/conversations"), "{\"provider\":\"nope\"}");
+            assertThat(unknown.status()).isEqualTo(400);
+            assertThat(unknown.json().path("error").path("message").asText()).contains("No provider is named nope").contains("sim, other");
+            SseClient.Answer otherModel = SseClient.send("POST", server.url("/api/conversations"), "{\"provider\":\"sim\",\"model\":\"gpt-9\"}");
+            assertThat(otherModel.status()).isEqualTo(400);
+            assertThat(SseClient.send("POST", server.url("/api/conversations"), "{\"provider\":7}").status()).isEqualTo(400);
+        }
+    }
+
     private static String create(ServerHarness server) throws Exception {
         return SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
     }

@@ -116,7 +116,7 @@ class ConversationRegressionTest {
         AgentLoop loop = new AgentLoop(instant, (command, c) -> CommandResult.failed("no", 1), 10);
         try (JdbcConversationStore store = JdbcConversationStore.open(null, null, null, data);
              StoreWriter writer = new StoreWriter(store);
-             ConversationService service = new ConversationService(store, writer, loop, new ConversationService.Defaults("sys", "p", "m"))) {
+             ConversationService service = new ConversationService(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()))) {
             String id = service.create("t").id();
             int busy = 0;
             for (int i = 0; i < 2000; i++) {

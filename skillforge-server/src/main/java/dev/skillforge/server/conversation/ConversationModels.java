@@ -1,0 +1,70 @@
+package dev.skillforge.server.conversation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.ModelCall;
+
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The model side of conversations: a conversation is fixed to one configured provider (with its
+ * model) when it starts, since a prompt cache cannot carry over a change; switching means a new
+ * conversation.
+ */
+public interface ConversationModels {
+
+    /** A configured provider by name and the model it runs. */
+    record Choice(String provider, String model) {
+    }
+
+    /**
+     * What a new conversation is fixed to.
+     *
+     * @param provider a configured provider's name, or {@code null} for the default
+     * @param model    {@code null}, or the chosen provider's model (a different model is a differently
+     *                 named provider in the configuration)
+     * @throws ConversationException INVALID naming what is configured
+     */
+    Choice choose(String provider, String model);
+
+    /**
+     * The loop that runs turns on {@code choice}.
+     *
+     * @throws ConversationException PROVIDER_GONE when it is not configured any more
+     */
+    AgentLoop loop(Choice choice);
+
+    /** The messages array {@code choice}'s provider would receive for {@code call}. */
+    JsonNode nextRequestMessages(Choice choice, ModelCall call);
+
+    /** One provider for every conversation (tests, benchmarks). */
+    static ConversationModels single(String provider, String model, AgentLoop loop, Function<ModelCall, JsonNode> messages) {
+        Choice only = new Choice(provider, model);
+        return new ConversationModels() {
+            @Override
+            public Choice choose(String requestedProvider, String requestedModel) {
+                if ((requestedProvider != null && !requestedProvider.equals(provider))
+                        || (requestedModel != null && !requestedModel.equals(model))) {
+                    throw new ConversationException(ConversationException.Kind.INVALID,
+                            "Only provider " + provider + " with model " + model + " is configured");
+                }
+                return only;
+            }
+
+            @Override
+            public AgentLoop loop(Choice choice) {
+                if (!Objects.equals(choice, only)) {
+                    throw new ConversationException(ConversationException.Kind.PROVIDER_GONE,
+                            "This conversation's provider " + choice.provider() + " is not configured here; start a new conversation");
+                }
+                return loop;
+            }
+
+            @Override
+            public JsonNode nextRequestMessages(Choice choice, ModelCall call) {
+                return messages.apply(call);
+            }
+        };
+    }
+}
