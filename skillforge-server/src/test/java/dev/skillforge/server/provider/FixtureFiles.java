@@ -1,6 +1,8 @@
 package dev.skillforge.server.provider;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,5 +48,17 @@ public final class FixtureFiles {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** An SSE reader over the lines of a recording's {@code text}; LF, CRLF and CR end a line, as on the wire. */
+    public static SseDataReader sseReader(String text) {
+        BufferedReader lines = new BufferedReader(new StringReader(text));
+        return new SseDataReader(() -> {
+            try {
+                return lines.readLine();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
     }
 }

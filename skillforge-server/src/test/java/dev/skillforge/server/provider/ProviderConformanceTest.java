@@ -1,7 +1,5 @@
 package dev.skillforge.server.provider;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ModelReply;
@@ -13,23 +11,14 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimRequest;
-import dev.skillforge.server.provider.sim.SimScript;
 import dev.skillforge.server.provider.sim.TokenCounter;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * What every provider client must do, run against each implementation talking to the simulated
@@ -40,29 +29,16 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * for byte. Each implementation's test extends this class and says how to build its client and where
  * its pieces are on the wire.
  */
-public abstract class ProviderConformanceTest {
+public abstract class ProviderConformanceTest extends SimProviderTestBase {
 
-    protected static final String SYSTEM = "You forge skills.";
-    protected static final String CACHE_KEY = "conv-42";
-    protected static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(10), Duration.ofMillis(100));
-    protected static final Duration TIMEOUT = Duration.ofSeconds(10);
     /** A system prompt long enough for every simulated cache rule (over 1024 tokens). */
     protected static final String LONG_SYSTEM = "You forge skills. " + "Skills are folders with a SKILL.md file. ".repeat(200);
-
-    protected final SimScript script = new SimScript();
-    protected final Cancellation cancellation = new Cancellation();
-    protected final RecordingListener listener = new RecordingListener();
-    protected SimProviderServer sim;
-    private ExecutorService background;
 
     /** The client under test, pointed at {@code sim} in its wire format. */
     protected abstract ModelProvider provider(SimProviderServer sim, StreamingHttp.Timeouts timeouts, RetryPolicy retry);
 
     /** The simulation's name for the wire format the client speaks: {@code openai} or {@code gemini}. */
     protected abstract String format();
-
-    /** The conversation of a request as the simulation received it: OpenAI's messages, Gemini's contents. */
-    protected abstract JsonNode conversation(SimRequest request);
 
     /** The exact bytes {@code replay} must appear as in the next request's body. */
     protected abstract String replayOnTheWire(ProviderReplay replay);
@@ -72,19 +48,6 @@ public abstract class ProviderConformanceTest {
 
     /** Whether the client reports the simulation's sources (Gemini's grounding, GLM's web search). */
     protected abstract boolean reportsSources();
-
-    @BeforeEach
-    void startSim() {
-        sim = SimProviderServer.startOnLoopback(script);
-    }
-
-    @AfterEach
-    void stopSim() {
-        if (background != null) {
-            background.shutdownNow();
-        }
-        sim.close();
-    }
 
     // ================================================================ streaming
 
@@ -216,7 +179,7 @@ public abstract class ProviderConformanceTest {
     void silenceLongerThanTheIdleTimeoutIsATimeout() {
         script.then(SimReply.of("before", "never").withFault(new SimReply.Silence(1, Duration.ofSeconds(5))));
 
-        ProviderException e = failure(() -> provider(sim, new StreamingHttp.Timeouts(TIMEOUT, Duration.ofSeconds(1)), FAST_RETRY)
+        ProviderException e = failure(() -> provider(sim, timeouts(Duration.ofSeconds(1)), FAST_RETRY)
                 .stream(call(new Entry.User("hi")), listener, cancellation));
 
         assertThat(e.code()).isEqualTo("provider_timeout");
@@ -227,7 +190,7 @@ public abstract class ProviderConformanceTest {
     void onlyKeepAlivesForLongerThanTheIdleTimeoutIsATimeoutToo() {
         script.then(SimReply.of("before", "never").withFault(new SimReply.Stall(1)));
 
-        ProviderException e = failure(() -> provider(sim, new StreamingHttp.Timeouts(TIMEOUT, Duration.ofSeconds(1)), FAST_RETRY)
+        ProviderException e = failure(() -> provider(sim, timeouts(Duration.ofSeconds(1)), FAST_RETRY)
                 .stream(call(new Entry.User("hi")), listener, cancellation));
 
         assertThat(e.code()).isEqualTo("provider_timeout");
@@ -238,21 +201,8 @@ public abstract class ProviderConformanceTest {
 
     @Test
     void cancelDuringAStallEndsTheCallAsCancelledWithinASecondAndTheProviderSeesTheAbort() throws Exception {
-        CountDownLatch stalled = new CountDownLatch(1);
-        RecordingListener signalling = new RecordingListener() {
-            @Override
-            public void onText(String chunk) {
-                super.onText(chunk);
-                if (chunk.equals("before")) {
-                    stalled.countDown();
-                }
-            }
-        };
-        script.then(SimReply.of("before", "never").withFault(new SimReply.Stall(1)));
-        ModelProvider provider = provider(sim, new StreamingHttp.Timeouts(TIMEOUT, Duration.ofSeconds(60)), FAST_RETRY);
-        background = Executors.newSingleThreadExecutor();
-        Future<ModelReply> running = background.submit(() -> provider.stream(call(new Entry.User("hi")), signalling, cancellation));
-        assertThat(stalled.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("the stream reached the stall").isTrue();
+        RecordingListener signalling = new RecordingListener();
+        Future<ModelReply> running = stallingCall(provider(sim, timeouts(Duration.ofSeconds(60)), FAST_RETRY), signalling);
 
         cancellation.cancel("stop pressed");
 
@@ -266,11 +216,8 @@ public abstract class ProviderConformanceTest {
     void alreadyCancelledCallFailsAtOnceAsCancelled() throws Exception {
         script.then(SimReply.of("never"));
         cancellation.cancel("stopped before the call");
-        ModelProvider provider = provider();
-        background = Executors.newSingleThreadExecutor();
 
-        ProviderException e = backgroundFailure(background.submit(() -> provider.stream(call(new Entry.User("hi")), listener, cancellation)),
-                Duration.ofSeconds(5));
+        ProviderException e = backgroundFailure(inBackground(provider(), call(new Entry.User("hi")), listener), Duration.ofSeconds(5));
 
         assertThat(e.code()).isEqualTo("cancelled");
         assertThat(listener.text).isEmpty();
@@ -297,8 +244,8 @@ public abstract class ProviderConformanceTest {
         assertThat(secondRequest.body()).contains(replayOnTheWire(first.replay()));
         assertThat(firstRequest.body()).doesNotContain(replayOnTheWire(first.replay()));
         // the prompt only grows: the second conversation starts with the first one's, byte for byte
-        String before = Json.write(conversation(firstRequest));
-        assertThat(Json.write(conversation(secondRequest))).startsWith(before.substring(0, before.length() - 1) + ",");
+        String before = Json.write(firstRequest.conversation());
+        assertThat(Json.write(secondRequest.conversation())).startsWith(before.substring(0, before.length() - 1) + ",");
         assertThat(second.usage().inputTokens()).isEqualTo(secondRequest.promptTokens());
     }
 
@@ -321,36 +268,11 @@ public abstract class ProviderConformanceTest {
     // ================================================================ helpers
 
     protected ModelProvider provider() {
-        return provider(sim, new StreamingHttp.Timeouts(TIMEOUT, TIMEOUT), FAST_RETRY);
-    }
-
-    protected static ModelCall call(Entry... entries) {
-        return new ModelCall(SYSTEM, List.of(entries), CACHE_KEY);
+        return provider(sim, TIMEOUTS, FAST_RETRY);
     }
 
     /** The text chunks without the empty ones (OpenAI's role chunk carries {@code ""}). */
     protected static List<String> nonEmpty(List<String> chunks) {
         return chunks.stream().filter(c -> !c.isEmpty()).toList();
-    }
-
-    protected static ProviderException failure(Call call) {
-        ProviderException e = catchThrowableOfType(ProviderException.class, call::run);
-        assertThat(e).as("a ProviderException").isNotNull();
-        return e;
-    }
-
-    private static ProviderException backgroundFailure(Future<ModelReply> running, Duration within) throws Exception {
-        try {
-            ModelReply reply = running.get(within.toMillis(), TimeUnit.MILLISECONDS);
-            throw new AssertionError("expected a ProviderException, got " + reply);
-        } catch (ExecutionException e) {
-            assertThat(e.getCause()).isInstanceOf(ProviderException.class);
-            return (ProviderException) e.getCause();
-        }
-    }
-
-    @FunctionalInterface
-    protected interface Call {
-        Object run() throws Exception;
     }
 }

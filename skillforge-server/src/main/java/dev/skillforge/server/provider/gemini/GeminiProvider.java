@@ -9,6 +9,7 @@ import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderCalls;
+import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.SseDataReader;
 import dev.skillforge.server.provider.StreamingHttp;
@@ -99,21 +100,9 @@ public final class GeminiProvider implements ModelProvider {
      * a one-element array, as the JSON-array stream framing sends it), or the text itself.
      */
     public static String errorMessage(String body) {
-        String text = body.strip();
-        try {
-            JsonNode json = Json.parse(text);
-            if (json != null && json.isArray() && !json.isEmpty()) {
-                json = json.get(0);
-            }
-            if (json != null && json.has("error")) {
-                return GeminiStreamParser.errorMessage(json.get("error"));
-            }
-        } catch (Exception notJson) {
-            // fall through to the text itself
-        }
-        if (text.isEmpty()) {
-            return "(no message)";
-        }
-        return text.length() > 500 ? text.substring(0, 500) + "…" : text;
+        return ProviderErrors.fromBody(body, json -> {
+            JsonNode answer = json != null && json.isArray() && !json.isEmpty() ? json.get(0) : json;
+            return answer != null && answer.has("error") ? GeminiStreamParser.errorMessage(answer.get("error")) : null;
+        });
     }
 }

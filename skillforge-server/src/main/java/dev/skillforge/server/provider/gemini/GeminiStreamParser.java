@@ -9,6 +9,7 @@ import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.provider.ProviderErrors;
 
 import java.util.HashSet;
 import java.util.Locale;
@@ -176,15 +177,7 @@ public final class GeminiStreamParser {
 
     /** Google's error object in words: its message, then its status ({@code INVALID_ARGUMENT}, …). */
     public static String errorMessage(JsonNode error) {
-        if (error.isTextual()) {
-            return error.asText();
-        }
-        String message = Json.text(error, "message");
-        if (message == null) {
-            return Json.write(error);
-        }
-        String status = Json.text(error, "status");
-        return status == null ? message : message + " (" + status + ")";
+        return ProviderErrors.message(error, "status");
     }
 
     /** Called at the end of the body: a stream that never said why it finished is incomplete. */

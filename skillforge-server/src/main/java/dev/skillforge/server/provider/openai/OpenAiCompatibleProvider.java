@@ -1,6 +1,5 @@
 package dev.skillforge.server.provider.openai;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
@@ -9,6 +8,7 @@ import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderCalls;
+import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.SseDataReader;
 import dev.skillforge.server.provider.StreamingHttp;
@@ -106,22 +106,8 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
 
     /** The provider's message from an error body: {@code {"error":{"message":…}}}, {@code {"error":"…"}}, or the text itself. */
     static String errorMessage(String body) {
-        String text = body.strip();
-        try {
-            JsonNode json = Json.parse(text);
-            if (json != null && json.has("error")) {
-                return OpenAiStreamParser.errorMessage(json.get("error"));
-            }
-            String message = Json.text(json, "message");
-            if (message != null) {
-                return message;
-            }
-        } catch (Exception notJson) {
-            // fall through to the text itself
-        }
-        if (text.isEmpty()) {
-            return "(no message)";
-        }
-        return text.length() > 500 ? text.substring(0, 500) + "…" : text;
+        return ProviderErrors.fromBody(body, json -> json != null && json.has("error")
+                ? OpenAiStreamParser.errorMessage(json.get("error"))
+                : Json.text(json, "message"));
     }
 }

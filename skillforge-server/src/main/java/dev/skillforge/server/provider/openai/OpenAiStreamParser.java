@@ -7,6 +7,7 @@ import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.provider.ProviderErrors;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -180,14 +181,6 @@ public final class OpenAiStreamParser {
 
     /** The provider's own words from an error object or string. */
     public static String errorMessage(JsonNode error) {
-        if (error.isTextual()) {
-            return error.asText();
-        }
-        String message = Json.text(error, "message");
-        if (message == null) {
-            return Json.write(error);
-        }
-        String type = Json.text(error, "type");
-        return type == null ? message : message + " (" + type + ")";
+        return ProviderErrors.message(error, "type");
     }
 }

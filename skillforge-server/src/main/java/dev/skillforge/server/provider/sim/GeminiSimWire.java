@@ -7,14 +7,8 @@ import dev.skillforge.server.json.Json;
 import io.javalin.http.Context;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -113,12 +107,8 @@ final class GeminiSimWire {
         }
         int[] prompt = TokenCounter.promptTokens(tokenView);
         long cached = caches.computeIfAbsent(model, m -> new PrefixCache(CacheRule.forGeminiModel(m))).lookUpAndStore("", prompt);
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (String name : Collections.list(ctx.req().getHeaderNames())) {
-            headers.put(name.toLowerCase(Locale.ROOT), ctx.req().getHeader(name));
-        }
         String path = ctx.path() + (ctx.queryString() == null ? "" : "?" + ctx.queryString());
-        requests.add(new SimRequest(body, json, null, prompt.length, cached, FORMAT, path, headers));
+        requests.add(new SimRequest(body, json, null, prompt.length, cached, FORMAT, path, SimProviderServer.headers(ctx)));
 
         SimReply reply = responder.reply(messages);
         if (reply.fault() instanceof SimReply.HttpError httpError) {
@@ -150,32 +140,33 @@ final class GeminiSimWire {
     }
 
     private void stream(Context ctx, String model, SimReply reply, long promptTokens, long cached) {
-        ctx.status(200);
-        ctx.res().setContentType("text/event-stream");
-        ctx.res().setHeader("Cache-Control", "no-cache");
         String id = "sim-" + ids.incrementAndGet();
         long thoughts = 0;
         long candidates = 0;
         try {
-            OutputStream out = ctx.res().getOutputStream();
+            SimEvents events = SimEvents.open(ctx, SimEvents.CRLF, message -> {
+                ObjectNode body = Json.object();
+                body.putObject("error").put("code", 500).put("message", message).put("status", "INTERNAL");
+                return body;
+            });
             for (String reasoning : reply.reasoning()) {
                 SimProviderServer.pause(reply.delay());
                 thoughts += TokenCounter.count(reasoning);
                 ObjectNode part = Json.object().put("text", reasoning).put("thought", true);
-                send(out, chunk(id, model, List.of(part), null, usage(promptTokens, candidates, thoughts, cached), null));
+                events.send(chunk(id, model, List.of(part), null, usage(promptTokens, candidates, thoughts, cached), null));
             }
             int sent = 0;
             for (String text : reply.chunks()) {
-                if (faultNow(out, reply.fault(), sent)) {
+                if (events.faultNow(reply.fault(), sent)) {
                     return;
                 }
                 SimProviderServer.pause(reply.delay());
                 candidates += TokenCounter.count(text);
-                send(out, chunk(id, model, List.of(Json.object().put("text", text)), null,
+                events.send(chunk(id, model, List.of(Json.object().put("text", text)), null,
                         usage(promptTokens, candidates, thoughts, cached), null));
                 sent++;
             }
-            if (faultNow(out, reply.fault(), sent)) {
+            if (events.faultNow(reply.fault(), sent)) {
                 return;
             }
             // Counts of the whole text, as the OpenAI side reports them (chunk counts can differ at the seams).
@@ -194,38 +185,9 @@ final class GeminiSimWire {
                 }
             }
             String finish = reply.finishReason() == null ? "STOP" : reply.finishReason();
-            send(out, chunk(id, model, List.of(last), finish, usage(promptTokens, candidates, thoughts, cached), grounding));
+            events.send(chunk(id, model, List.of(last), finish, usage(promptTokens, candidates, thoughts, cached), grounding));
         } catch (IOException e) {
             onAbort.run();
-        }
-    }
-
-    private boolean faultNow(OutputStream out, SimReply.Fault fault, int sent) throws IOException {
-        switch (fault) {
-            case SimReply.StreamError error when error.afterChunks() == sent -> {
-                ObjectNode body = Json.object();
-                body.putObject("error").put("code", 500).put("message", error.message()).put("status", "INTERNAL");
-                send(out, Json.write(body));
-                return true;
-            }
-            case SimReply.Truncate truncate when truncate.afterChunks() == sent -> {
-                return true;
-            }
-            case SimReply.Stall stall when stall.afterChunks() == sent -> {
-                for (int i = 0; i < 600; i++) {
-                    SimProviderServer.pause(Duration.ofMillis(100));
-                    out.write(": stalled\r\n\r\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                }
-                return true;
-            }
-            case SimReply.Silence silence when silence.afterChunks() == sent -> {
-                SimProviderServer.pause(silence.duration());
-                return true;
-            }
-            case null, default -> {
-                return false;
-            }
         }
     }
 
@@ -284,11 +246,6 @@ final class GeminiSimWire {
             }
         }
         return text.toString();
-    }
-
-    private static void send(OutputStream out, String data) throws IOException {
-        out.write(("data: " + data + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-        out.flush();
     }
 
     static void error(Context ctx, int status, String message) {

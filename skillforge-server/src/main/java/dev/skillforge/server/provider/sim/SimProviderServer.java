@@ -9,11 +9,13 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -122,11 +124,7 @@ public final class SimProviderServer implements AutoCloseable {
         String cacheKey = Json.text(json, "prompt_cache_key");
         int[] prompt = TokenCounter.promptTokens(messages);
         long cached = cache.lookUpAndStore(cacheKey == null ? "" : cacheKey, prompt);
-        java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
-        for (String name : java.util.Collections.list(ctx.req().getHeaderNames())) {
-            headers.put(name.toLowerCase(java.util.Locale.ROOT), ctx.req().getHeader(name));
-        }
-        requests.add(new SimRequest(body, json, cacheKey, prompt.length, cached, "openai", ctx.path(), headers));
+        requests.add(new SimRequest(body, json, cacheKey, prompt.length, cached, "openai", ctx.path(), headers(ctx)));
 
         SimReply reply = responder.reply(messages);
         if (reply.fault() instanceof SimReply.HttpError httpError) {
@@ -148,12 +146,13 @@ public final class SimProviderServer implements AutoCloseable {
 
     /** Writes the reply as OpenAI's streaming chunks; a client that leaves is counted as an abort. */
     private void stream(Context ctx, SimReply reply, ObjectNode usage) {
-        ctx.status(200);
-        ctx.res().setContentType("text/event-stream");
-        ctx.res().setHeader("Cache-Control", "no-cache");
         String id = "chatcmpl-sim-" + ids.incrementAndGet();
         try {
-            OutputStream out = ctx.res().getOutputStream();
+            SimEvents events = SimEvents.open(ctx, SimEvents.LF, message -> {
+                ObjectNode body = Json.object();
+                body.putObject("error").put("message", message).put("type", "sim_error");
+                return body;
+            });
             String first = chunk(id, delta -> delta.put("role", "assistant").put("content", ""), null);
             if (!reply.sources().isEmpty()) {
                 // GLM's shape: the search results in a top-level web_search array
@@ -165,32 +164,32 @@ public final class SimProviderServer implements AutoCloseable {
                 }
                 first = Json.write(withSources);
             }
-            send(out, first);
+            events.send(first);
             for (String reasoning : reply.reasoning()) {
                 pause(reply.delay());
-                send(out, chunk(id, delta -> delta.put("reasoning_content", reasoning), null));
+                events.send(chunk(id, delta -> delta.put("reasoning_content", reasoning), null));
             }
             int sent = 0;
             for (String text : reply.chunks()) {
-                if (faultNow(out, reply.fault(), sent)) {
+                if (events.faultNow(reply.fault(), sent)) {
                     return;
                 }
                 pause(reply.delay());
-                send(out, chunk(id, delta -> delta.put("content", text), null));
+                events.send(chunk(id, delta -> delta.put("content", text), null));
                 sent++;
             }
-            if (faultNow(out, reply.fault(), sent)) {
+            if (events.faultNow(reply.fault(), sent)) {
                 return;
             }
-            send(out, chunk(id, delta -> { }, openAiFinishReason(reply.finishReason())));
+            events.send(chunk(id, delta -> { }, openAiFinishReason(reply.finishReason())));
             if (usage != null) {
                 ObjectNode last = Json.object();
                 last.put("id", id).put("object", "chat.completion.chunk").put("model", MODEL);
                 last.putArray("choices");
                 last.set("usage", usage);
-                send(out, Json.write(last));
+                events.send(Json.write(last));
             }
-            send(out, "[DONE]");
+            events.send("[DONE]");
         } catch (IOException e) {
             recordAbort();
         }
@@ -207,42 +206,6 @@ public final class SimProviderServer implements AutoCloseable {
             return "stop";
         }
         return geminiReason.equals("MAX_TOKENS") ? "length" : "content_filter";
-    }
-
-    /** Applies a mid-stream fault due after {@code sent} chunks; true when the stream must end here. */
-    private boolean faultNow(OutputStream out, SimReply.Fault fault, int sent) throws IOException {
-        switch (fault) {
-            case SimReply.StreamError error when error.afterChunks() == sent -> {
-                ObjectNode body = Json.object();
-                body.putObject("error").put("message", error.message()).put("type", "sim_error");
-                send(out, Json.write(body));
-                return true;
-            }
-            case SimReply.Truncate truncate when truncate.afterChunks() == sent -> {
-                return true;
-            }
-            case SimReply.Stall stall when stall.afterChunks() == sent -> {
-                // Send only SSE comments (ignored by clients) until the client leaves, so the cut is seen.
-                for (int i = 0; i < 600; i++) {
-                    pause(Duration.ofMillis(100));
-                    out.write(": stalled\n\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                }
-                return true;
-            }
-            case SimReply.Silence silence when silence.afterChunks() == sent -> {
-                pause(silence.duration());
-                return true;
-            }
-            case null, default -> {
-                return false;
-            }
-        }
-    }
-
-    private static void send(OutputStream out, String data) throws IOException {
-        out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
-        out.flush();
     }
 
     private static String chunk(String id, java.util.function.Consumer<ObjectNode> delta, String finishReason) {
@@ -311,6 +274,15 @@ public final class SimProviderServer implements AutoCloseable {
         ObjectNode body = Json.object();
         body.putObject("error").put("message", message).put("type", type);
         ctx.status(status).contentType("application/json").result(Json.write(body));
+    }
+
+    /** A request's headers, names in lower case. */
+    static Map<String, String> headers(Context ctx) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (String name : Collections.list(ctx.req().getHeaderNames())) {
+            headers.put(name.toLowerCase(Locale.ROOT), ctx.req().getHeader(name));
+        }
+        return headers;
     }
 
     static void pause(Duration delay) {

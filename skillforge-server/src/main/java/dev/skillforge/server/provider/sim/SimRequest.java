@@ -29,4 +29,9 @@ public record SimRequest(String body, JsonNode json, String cacheKey, long promp
     public JsonNode contents() {
         return json.get("contents");
     }
+
+    /** The conversation in the request's own format: Gemini's {@code contents} or OpenAI's {@code messages}. */
+    public JsonNode conversation() {
+        return GeminiSimWire.FORMAT.equals(format) ? contents() : messages();
+    }
 }

@@ -8,7 +8,6 @@ import dev.skillforge.server.provider.ProviderConformanceTest;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
 import dev.skillforge.server.provider.sim.SimProviderServer;
-import dev.skillforge.server.provider.sim.SimRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,11 +23,6 @@ class GeminiConformanceTest extends ProviderConformanceTest {
     @Override
     protected String format() {
         return "gemini";
-    }
-
-    @Override
-    protected JsonNode conversation(SimRequest request) {
-        return request.contents();
     }
 
     @Override

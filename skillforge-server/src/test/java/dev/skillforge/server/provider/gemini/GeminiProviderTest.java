@@ -1,28 +1,21 @@
 package dev.skillforge.server.provider.gemini;
 
-import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.provider.RecordingListener;
-import dev.skillforge.server.provider.RetryPolicy;
-import dev.skillforge.server.provider.StreamingHttp;
-import dev.skillforge.server.provider.sim.SimProviderServer;
+import dev.skillforge.server.provider.SimProviderTestBase;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimRequest;
-import dev.skillforge.server.provider.sim.SimScript;
 import dev.skillforge.server.provider.sim.TokenCounter;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,25 +26,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * endpoint and the key header, thought signatures that must come back, finish reasons, the implicit
  * cache rule, video parts. What every client does is {@link GeminiConformanceTest}.
  */
-class GeminiProviderTest {
-
-    private static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(10), Duration.ofMillis(100));
-    private static final StreamingHttp.Timeouts TIMEOUTS = new StreamingHttp.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(10));
-
-    private final SimScript script = new SimScript();
-    private final Cancellation cancellation = new Cancellation();
-    private final RecordingListener listener = new RecordingListener();
-    private SimProviderServer sim;
-
-    @BeforeEach
-    void startSim() {
-        sim = SimProviderServer.startOnLoopback(script);
-    }
-
-    @AfterEach
-    void stopSim() {
-        sim.close();
-    }
+class GeminiProviderTest extends SimProviderTestBase {
 
     @Test
     void requestGoesToStreamGenerateContentWithAltSseAndTheKeyOnlyInTheGoogApiKeyHeader() throws Exception {
@@ -199,9 +174,5 @@ class GeminiProviderTest {
     private GeminiProvider provider(String model) {
         return new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), "secret-test-key", model, TIMEOUTS, FAST_RETRY,
                 GeminiRequest.Options.ALL));
-    }
-
-    private static ModelCall call(Entry... entries) {
-        return new ModelCall("You forge skills.", List.of(entries), "conv-1");
     }
 }

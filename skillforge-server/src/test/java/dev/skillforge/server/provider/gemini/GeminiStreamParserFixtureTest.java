@@ -14,10 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.StringReader;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -207,14 +204,7 @@ class GeminiStreamParserFixtureTest {
     static Parsed parseSse(String sse) {
         RecordingListener listener = new RecordingListener();
         GeminiStreamParser parser = new GeminiStreamParser(listener);
-        BufferedReader lines = new BufferedReader(new StringReader(sse));
-        SseDataReader reader = new SseDataReader(() -> {
-            try {
-                return lines.readLine();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        SseDataReader reader = FixtureFiles.sseReader(sse);
         int events = 0;
         try {
             String data;

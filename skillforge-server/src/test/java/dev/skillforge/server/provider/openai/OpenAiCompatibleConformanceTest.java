@@ -1,6 +1,5 @@
 package dev.skillforge.server.provider.openai;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.transcript.ProviderReplay;
@@ -10,7 +9,6 @@ import dev.skillforge.server.provider.ProviderFactory;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
 import dev.skillforge.server.provider.sim.SimProviderServer;
-import dev.skillforge.server.provider.sim.SimRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,11 +28,6 @@ class OpenAiCompatibleConformanceTest extends ProviderConformanceTest {
     @Override
     protected String format() {
         return "openai";
-    }
-
-    @Override
-    protected JsonNode conversation(SimRequest request) {
-        return request.messages();
     }
 
     @Override

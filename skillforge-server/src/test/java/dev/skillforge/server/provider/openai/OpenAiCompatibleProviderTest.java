@@ -2,80 +2,42 @@ package dev.skillforge.server.provider.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelReply;
-import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.provider.RecordingListener;
 import dev.skillforge.server.provider.RetryPolicy;
+import dev.skillforge.server.provider.SimProviderTestBase;
 import dev.skillforge.server.provider.StreamingHttp;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimRequest;
-import dev.skillforge.server.provider.sim.SimResponder;
 import dev.skillforge.server.provider.sim.SimScript;
 import dev.skillforge.server.provider.sim.TokenCounter;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The OpenAI-compatible client over real loopback HTTP against the simulated provider: streaming,
  * reasoning replay, HTTP errors and retries, mid-stream faults, stalls, stops, and the request bytes.
  */
-class OpenAiCompatibleProviderTest {
+class OpenAiCompatibleProviderTest extends SimProviderTestBase {
 
-    private static final String SYSTEM = "You forge skills.";
-    private static final String CACHE_KEY = "conv-42";
-    /** Small delays so retry tests stay fast; Retry-After is capped at 100 ms by it. */
-    private static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(10), Duration.ofMillis(100));
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
-    /**
-     * Tests disabled for a bug in {@code StreamingHttp.open}: the wait for the response headers is ended
-     * neither by a failed connection nor by a stop, so a refused connection surfaces as provider_timeout
-     * after the whole headers timeout (and is never retried), a stop before the headers arrive takes
-     * effect only after that timeout; and because the cancel action cancels the exchange before marking
-     * the response aborted, a stop mid-stream can be reported as provider_stream_error. Remove the
-     * annotations once open() completes the headers future on exchange failure and abort, and abort()
-     * runs before exchange.cancel().
-     */
-    private final SimScript script = new SimScript();
-    private final Cancellation cancellation = new Cancellation();
-    private final Recording listener = new Recording();
-    private SimProviderServer sim;
-    private ExecutorService background;
-    private CountDownLatch stalled;
-
-    @BeforeEach
-    void startSim() {
-        sim = SimProviderServer.startOnLoopback(script);
-    }
-
-    @AfterEach
-    void stop() {
-        if (background != null) {
-            background.shutdownNow();
-        }
-        sim.close();
+    OpenAiCompatibleProviderTest() {
+        super(RecordingListener.withoutSources()); // chat completions carry no sources
     }
 
     // ================================================================ streaming
@@ -119,7 +81,7 @@ class OpenAiCompatibleProviderTest {
 
         ModelReply first = provider.stream(call(new Entry.User("Why?")), listener, cancellation);
         provider.stream(call(new Entry.User("Why?"), new Entry.Assistant("Answer.", first.replay()), new Entry.User("And then?")),
-                new Recording(), cancellation);
+                RecordingListener.withoutSources(), cancellation);
 
         SimRequest second = sim.requests().get(1);
         JsonNode assistant = second.messages().get(2);
@@ -223,7 +185,7 @@ class OpenAiCompatibleProviderTest {
         }
         RetryPolicy retry = new RetryPolicy(2, Duration.ofMillis(200), Duration.ofSeconds(1));
         var provider = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(
-                "http://127.0.0.1:" + closedPort + "/v1", "test-key", SimProviderServer.MODEL, true, timeouts(TIMEOUT), retry));
+                "http://127.0.0.1:" + closedPort + "/v1", "test-key", SimProviderServer.MODEL, true, TIMEOUTS, retry));
 
         long start = System.nanoTime();
         ProviderException e = failure(() -> provider.stream(call(new Entry.User("hi")), listener, cancellation));
@@ -245,7 +207,7 @@ class OpenAiCompatibleProviderTest {
             return reply;
         });
         RetryPolicy longWait = new RetryPolicy(2, Duration.ofSeconds(30), Duration.ofSeconds(60));
-        Future<ModelReply> running = inBackground(provider(longWait), call(new Entry.User("hi")));
+        Future<ModelReply> running = inBackground(provider(longWait), call(new Entry.User("hi")), listener);
 
         assertThat(asked.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         cancellation.cancel("stop pressed");
@@ -301,8 +263,8 @@ class OpenAiCompatibleProviderTest {
 
     @Test
     void cancelFromAnotherThreadDuringAStallEndsTheCallWithinASecondAndTheProviderSeesTheAbort() throws Exception {
-        Recording signalling = stalledAfter("before");
-        Future<ModelReply> running = stallingCall(signalling);
+        RecordingListener signalling = RecordingListener.withoutSources();
+        Future<ModelReply> running = stallingCall(provider(FAST_RETRY, timeouts(Duration.ofSeconds(60))), signalling);
 
         cancellation.cancel("stop pressed");
 
@@ -315,7 +277,7 @@ class OpenAiCompatibleProviderTest {
 
     @Test
     void cancelDuringAStallIsReportedAsCancelledNotAsABrokenConnection() throws Exception {
-        Future<ModelReply> running = stallingCall(stalledAfter("before"));
+        Future<ModelReply> running = stallingCall(provider(FAST_RETRY, timeouts(Duration.ofSeconds(60))), RecordingListener.withoutSources());
 
         cancellation.cancel("stop pressed");
 
@@ -338,7 +300,7 @@ class OpenAiCompatibleProviderTest {
             return SimReply.of("late");
         });
         try {
-            Future<ModelReply> running = inBackground(provider(FAST_RETRY), call(new Entry.User("hi")));
+            Future<ModelReply> running = inBackground(provider(FAST_RETRY), call(new Entry.User("hi")), listener);
             assertThat(asked.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
 
             cancellation.cancel("stop pressed");
@@ -355,7 +317,7 @@ class OpenAiCompatibleProviderTest {
     void alreadyCancelledCallFailsAtOnceAsCancelled() throws Exception {
         script.then(SimReply.of("never"));
         cancellation.cancel("stopped before the call");
-        Future<ModelReply> running = inBackground(provider(FAST_RETRY), call(new Entry.User("hi")));
+        Future<ModelReply> running = inBackground(provider(FAST_RETRY), call(new Entry.User("hi")), listener);
 
         ProviderException e = backgroundFailure(running, Duration.ofSeconds(5));
 
@@ -402,7 +364,7 @@ class OpenAiCompatibleProviderTest {
     void promptCacheKeyIsLeftOutWhenTheSettingsSaySo() throws Exception {
         script.then(SimReply.of("ok"));
         var provider = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(
-                sim.baseUrl(), null, SimProviderServer.MODEL, false, timeouts(TIMEOUT), FAST_RETRY));
+                sim.baseUrl(), null, SimProviderServer.MODEL, false, TIMEOUTS, FAST_RETRY));
 
         provider.stream(call(new Entry.User("hi")), listener, cancellation);
 
@@ -425,7 +387,7 @@ class OpenAiCompatibleProviderTest {
         OpenAiCompatibleProvider provider = provider(FAST_RETRY);
 
         provider.stream(call, listener, cancellation);
-        provider.stream(equalCall, new Recording(), cancellation);
+        provider.stream(equalCall, RecordingListener.withoutSources(), cancellation);
 
         assertThat(sim.requests()).hasSize(2);
         assertThat(sim.requests().get(1).body()).isEqualTo(sim.requests().get(0).body());
@@ -462,96 +424,11 @@ class OpenAiCompatibleProviderTest {
     // ================================================================ helpers
 
     private OpenAiCompatibleProvider provider(RetryPolicy retry) {
-        return provider(retry, timeouts(TIMEOUT));
+        return provider(retry, TIMEOUTS);
     }
 
     private OpenAiCompatibleProvider provider(RetryPolicy retry, StreamingHttp.Timeouts timeouts) {
         return new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(
                 sim.baseUrl(), "test-key", SimProviderServer.MODEL, true, timeouts, retry));
-    }
-
-    private static StreamingHttp.Timeouts timeouts(Duration idle) {
-        return new StreamingHttp.Timeouts(TIMEOUT, idle);
-    }
-
-    private static ModelCall call(Entry... entries) {
-        return new ModelCall(SYSTEM, List.of(entries), CACHE_KEY);
-    }
-
-    private void restartSim(SimResponder responder) {
-        sim.close();
-        sim = SimProviderServer.startOnLoopback(responder);
-    }
-
-    private Future<ModelReply> inBackground(OpenAiCompatibleProvider provider, ModelCall call) {
-        background = Executors.newSingleThreadExecutor();
-        return background.submit(() -> provider.stream(call, listener, cancellation));
-    }
-
-    /** A listener that counts down {@link #stalled} when {@code marker} arrives. */
-    private Recording stalledAfter(String marker) {
-        stalled = new CountDownLatch(1);
-        CountDownLatch latch = stalled;
-        return new Recording() {
-            @Override
-            public void onText(String chunk) {
-                super.onText(chunk);
-                if (chunk.equals(marker)) {
-                    latch.countDown();
-                }
-            }
-        };
-    }
-
-    /** Starts a call whose stream stalls (keep-alive comments only) after "before", and waits until it has. */
-    private Future<ModelReply> stallingCall(Recording signalling) throws InterruptedException {
-        script.then(SimReply.of("before", "never").withFault(new SimReply.Stall(1)));
-        background = Executors.newSingleThreadExecutor();
-        var provider = provider(FAST_RETRY, timeouts(Duration.ofSeconds(60)));
-        Future<ModelReply> running = background.submit(() -> provider.stream(call(new Entry.User("hi")), signalling, cancellation));
-        assertThat(stalled.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).as("the stream reached the stall").isTrue();
-        return running;
-    }
-
-    /** The ProviderException a background call ended with, which must come within {@code within}. */
-    private static ProviderException backgroundFailure(Future<ModelReply> running, Duration within) throws Exception {
-        try {
-            ModelReply reply = running.get(within.toMillis(), TimeUnit.MILLISECONDS);
-            throw new AssertionError("expected a ProviderException, got " + reply);
-        } catch (ExecutionException e) {
-            assertThat(e.getCause()).isInstanceOf(ProviderException.class);
-            return (ProviderException) e.getCause();
-        }
-    }
-
-    private static ProviderException failure(Call call) {
-        ProviderException e = catchThrowableOfType(ProviderException.class, call::run);
-        assertThat(e).as("a ProviderException").isNotNull();
-        return e;
-    }
-
-    @FunctionalInterface
-    private interface Call {
-        Object run() throws Exception;
-    }
-
-    static class Recording implements ModelStreamListener {
-        final List<String> text = new ArrayList<>();
-        final List<String> reasoning = new ArrayList<>();
-
-        @Override
-        public void onText(String chunk) {
-            text.add(chunk);
-        }
-
-        @Override
-        public void onReasoning(String chunk) {
-            reasoning.add(chunk);
-        }
-
-        @Override
-        public void onSource(String url, String title) {
-            throw new AssertionError("no sources in chat completions: " + url);
-        }
     }
 }

@@ -1,21 +1,19 @@
 package dev.skillforge.server.provider.openai;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.provider.FixtureFiles;
+import dev.skillforge.server.provider.RecordingListener;
 import dev.skillforge.server.provider.SseDataReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.StringReader;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -98,7 +96,7 @@ class OpenAiStreamParserFixtureTest {
     @Test
     void deepSeekPromptCacheHitTokensAloneGiveTheCachedFigure() {
         // The recording carries prompt_tokens_details too; without it DeepSeek's own field must be read.
-        String sse = mapData(RecordedFixtures.read("deepseek-cache-split-streaming.turn1.sse"), chunk -> {
+        String sse = mapData(FixtureFiles.read("deepseek-cache-split-streaming.turn1.sse"), chunk -> {
             if (chunk.get("usage") instanceof ObjectNode usage) {
                 usage.remove("prompt_tokens_details");
             }
@@ -212,7 +210,7 @@ class OpenAiStreamParserFixtureTest {
     @Test
     void llamaCppQwen3PromptTokensDetailsWinOverTimingsCacheN() {
         // Both report 2824 in the recording; make them differ to see which one is read.
-        String sse = mapData(RecordedFixtures.read("llamacpp-qwen3-cache-prompt-streaming.turn2.sse"), chunk -> {
+        String sse = mapData(FixtureFiles.read("llamacpp-qwen3-cache-prompt-streaming.turn2.sse"), chunk -> {
             if (chunk.get("timings") instanceof ObjectNode timings) {
                 timings.put("cache_n", 1);
             }
@@ -254,7 +252,7 @@ class OpenAiStreamParserFixtureTest {
     @ParameterizedTest
     @ValueSource(strings = {"llamacpp-gpt-oss-tool-streaming.turn1.sse", "llamacpp-gpt-oss-tool-streaming.turn2.sse"})
     void llamaCppTimingsWithoutAUsageObjectGivePromptAsCacheNPlusPromptN(String fixture) {
-        String sse = mapData(RecordedFixtures.read(fixture), chunk -> chunk.remove("usage"));
+        String sse = mapData(FixtureFiles.read(fixture), chunk -> chunk.remove("usage"));
         assertThat(sse).contains("\"timings\"").doesNotContain("\"usage\"");
 
         Parsed parsed = parseSse(sse);
@@ -268,7 +266,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void crlfFramedRecordingParsesExactlyLikeTheLfOriginal() {
-        String lf = RecordedFixtures.read("zai-glm-4.7-flash-tool-streaming.turn2.sse");
+        String lf = FixtureFiles.read("zai-glm-4.7-flash-tool-streaming.turn2.sse");
         assertThat(lf).doesNotContain("\r");
         String crlf = lf.replace("\n", "\r\n");
 
@@ -312,7 +310,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void sseReaderIgnoresCommentsAndOtherFieldsAndReadsDataWithoutASpace() throws ProviderException {
-        SseDataReader reader = reader("""
+        SseDataReader reader = FixtureFiles.sseReader("""
                 : keep-alive
                 event: message
                 id: 7
@@ -359,7 +357,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void errorPayloadIsAProviderStreamErrorWithTheProvidersMessage() {
-        OpenAiStreamParser parser = new OpenAiStreamParser(new Recording());
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
         ProviderException e = catchThrowableOfType(ProviderException.class,
                 () -> parser.accept("{\"error\":{\"message\":\"quota\"}}"));
@@ -370,7 +368,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void errorPayloadWithATypeNamesTheType() {
-        OpenAiStreamParser parser = new OpenAiStreamParser(new Recording());
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
         assertThatThrownBy(() -> parser.accept("{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"rate_limit_error\"}}"))
                 .isInstanceOf(ProviderException.class)
@@ -379,7 +377,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void errorPayloadAsAPlainStringIsTheMessage() {
-        OpenAiStreamParser parser = new OpenAiStreamParser(new Recording());
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
         assertThatThrownBy(() -> parser.accept("{\"error\":\"upstream overloaded\"}"))
                 .isInstanceOf(ProviderException.class)
@@ -388,7 +386,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void errorAfterPartialTextFailsAfterTheTextWasDelivered() {
-        Recording recording = new Recording();
+        RecordingListener recording = new RecordingListener();
         String sse = """
                 data: {"choices":[{"delta":{"content":"Half an "}}]}
 
@@ -409,7 +407,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void nullErrorFieldInANormalChunkIsNotAnError() throws ProviderException {
-        Recording recording = new Recording();
+        RecordingListener recording = new RecordingListener();
         OpenAiStreamParser parser = new OpenAiStreamParser(recording);
 
         assertThat(parser.accept("{\"error\":null,\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}")).isTrue();
@@ -419,7 +417,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void malformedJsonDataIsAProviderStreamError() {
-        OpenAiStreamParser parser = new OpenAiStreamParser(new Recording());
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
         ProviderException e = catchThrowableOfType(ProviderException.class,
                 () -> parser.accept("{\"choices\":[{\"delta\":{\"content\":\"cut"));
@@ -430,7 +428,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void nonJsonTextDataIsAProviderStreamError() {
-        OpenAiStreamParser parser = new OpenAiStreamParser(new Recording());
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
         assertThatThrownBy(() -> parser.accept("<html>502 Bad Gateway</html>"))
                 .isInstanceOfSatisfying(ProviderException.class,
@@ -488,7 +486,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void kimiCachedTokensAtTheTopLevelOfUsageAreRead() throws ProviderException {
-        OpenAiStreamParser parser = new OpenAiStreamParser(new Recording());
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
         parser.accept("{\"choices\":[],\"usage\":{\"prompt_tokens\":500,\"completion_tokens\":7,\"cached_tokens\":256}}");
 
@@ -497,7 +495,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void firstPresentCacheFieldWinsInTheDocumentedOrder() throws ProviderException {
-        OpenAiStreamParser parser = new OpenAiStreamParser(new Recording());
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
         parser.accept("{\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":5,"
                 + "\"prompt_tokens_details\":{\"cached_tokens\":640},\"cached_tokens\":512,\"prompt_cache_hit_tokens\":384},"
@@ -519,7 +517,7 @@ class OpenAiStreamParserFixtureTest {
 
     @Test
     void theLastUsageReportWinsAndAChunkWithoutUsageKeepsIt() throws ProviderException {
-        OpenAiStreamParser parser = new OpenAiStreamParser(new Recording());
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
         parser.accept("{\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":1}}");
         parser.accept("{\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":4,\"prompt_tokens_details\":{\"cached_tokens\":0}}}");
@@ -560,34 +558,13 @@ class OpenAiStreamParserFixtureTest {
         }
     }
 
-    static final class Recording implements ModelStreamListener {
-        final List<String> text = new ArrayList<>();
-        final List<String> reasoning = new ArrayList<>();
-        final List<String> sources = new ArrayList<>();
-
-        @Override
-        public void onText(String chunk) {
-            text.add(chunk);
-        }
-
-        @Override
-        public void onReasoning(String chunk) {
-            reasoning.add(chunk);
-        }
-
-        @Override
-        public void onSource(String url, String title) {
-            sources.add(url + " " + title);
-        }
-    }
-
     /** A {@code .sse} fixture through the SSE reader; a {@code .chunks.jsonl} one line by line, then {@code [DONE]}. */
     static Parsed parseFixture(String name) {
-        String content = RecordedFixtures.read(name);
+        String content = FixtureFiles.read(name);
         if (!name.endsWith(".chunks.jsonl")) {
             return parseSse(content);
         }
-        Recording recording = new Recording();
+        RecordingListener recording = new RecordingListener();
         OpenAiStreamParser parser = new OpenAiStreamParser(recording);
         int events = 0;
         try {
@@ -609,7 +586,7 @@ class OpenAiStreamParserFixtureTest {
     }
 
     static Parsed parseSse(String sse) {
-        Recording recording = new Recording();
+        RecordingListener recording = new RecordingListener();
         try {
             return feed(sse, recording);
         } catch (ProviderException e) {
@@ -618,9 +595,9 @@ class OpenAiStreamParserFixtureTest {
     }
 
     /** Reads {@code sse} as the provider reads a body: events until the parser says [DONE] or the body ends. */
-    static Parsed feed(String sse, Recording recording) throws ProviderException {
+    static Parsed feed(String sse, RecordingListener recording) throws ProviderException {
         OpenAiStreamParser parser = new OpenAiStreamParser(recording);
-        SseDataReader reader = reader(sse);
+        SseDataReader reader = FixtureFiles.sseReader(sse);
         int events = 0;
         String data;
         while ((data = reader.next()) != null) {
@@ -631,18 +608,6 @@ class OpenAiStreamParserFixtureTest {
         }
         return new Parsed(recording.text, recording.reasoning, parser.usage(), parser.sawDone(), parser.replay(),
                 parser.finishReason(), events);
-    }
-
-    /** An SSE reader over the lines of {@code text}; LF, CRLF and CR end a line, as on the wire. */
-    static SseDataReader reader(String text) {
-        BufferedReader lines = new BufferedReader(new StringReader(text));
-        return new SseDataReader(() -> {
-            try {
-                return lines.readLine();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
     }
 
     /** Rewrites every JSON {@code data:} payload of an LF-framed recording. */

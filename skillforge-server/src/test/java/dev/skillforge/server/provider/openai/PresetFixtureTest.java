@@ -14,10 +14,6 @@ import dev.skillforge.server.provider.RecordingListener;
 import dev.skillforge.server.provider.SseDataReader;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.StringReader;
-import java.io.UncheckedIOException;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -165,14 +161,7 @@ class PresetFixtureTest {
                 }
                 parser.accept("[DONE]");
             } else {
-                BufferedReader lines = new BufferedReader(new StringReader(recording));
-                SseDataReader reader = new SseDataReader(() -> {
-                    try {
-                        return lines.readLine();
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                });
+                SseDataReader reader = FixtureFiles.sseReader(recording);
                 String data;
                 while ((data = reader.next()) != null && parser.accept(data)) {
                     // read on

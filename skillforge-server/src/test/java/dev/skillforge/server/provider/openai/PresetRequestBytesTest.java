@@ -1,6 +1,5 @@
 package dev.skillforge.server.provider.openai;
 
-import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
@@ -9,20 +8,14 @@ import dev.skillforge.server.config.ProviderSpec;
 import dev.skillforge.server.config.ProvidersConfig;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderFactory;
-import dev.skillforge.server.provider.RecordingListener;
 import dev.skillforge.server.provider.RetryPolicy;
-import dev.skillforge.server.provider.StreamingHttp;
-import dev.skillforge.server.provider.sim.SimProviderServer;
+import dev.skillforge.server.provider.SimProviderTestBase;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimRequest;
-import dev.skillforge.server.provider.sim.SimScript;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -33,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * wire: each preset is built as the server builds it ({@link ProviderFactory}) and pointed at the
  * simulation, which keeps every body exactly as it came.
  */
-class PresetRequestBytesTest {
+class PresetRequestBytesTest extends SimProviderTestBase {
 
     private static final String MESSAGES = "\"messages\":["
             + "{\"role\":\"system\",\"content\":\"S\"},"
@@ -43,19 +36,6 @@ class PresetRequestBytesTest {
             + "{\"role\":\"assistant\",\"content\":\"b\"%s},"
             + "{\"role\":\"user\",\"content\":\"q2\"}]";
     private static final String STREAM = ",\"stream\":true,\"stream_options\":{\"include_usage\":true}";
-
-    private final SimScript script = new SimScript();
-    private SimProviderServer sim;
-
-    @BeforeEach
-    void startSim() {
-        sim = SimProviderServer.startOnLoopback(script);
-    }
-
-    @AfterEach
-    void stopSim() {
-        sim.close();
-    }
 
     static Stream<Arguments> presets() {
         return Stream.of(
@@ -83,9 +63,8 @@ class PresetRequestBytesTest {
                 new Entry.Assistant("a", new ProviderReplay(OpenAiChatRequest.REASONING_REPLAY, "think \"hard\"\n")),
                 new Entry.Tool("$ x\ny"), new Entry.Assistant("b"), new Entry.User("q2")), "conv-42");
 
-        try (ConfiguredProvider provider = ProviderFactory.create(spec,
-                new StreamingHttp.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(10)), RetryPolicy.DEFAULT)) {
-            provider.model().stream(call, new RecordingListener(), new Cancellation());
+        try (ConfiguredProvider provider = ProviderFactory.create(spec, TIMEOUTS, RetryPolicy.DEFAULT)) {
+            provider.model().stream(call, listener, cancellation);
         }
 
         SimRequest request = sim.requests().getFirst();
@@ -100,9 +79,8 @@ class PresetRequestBytesTest {
         script.then(SimReply.of("ok"));
         ProviderSpec spec = new ProviderSpec(preset.id(), preset, "m-1", sim.baseUrl(), null, null, null, List.of(), true);
 
-        try (ConfiguredProvider provider = ProviderFactory.create(spec,
-                new StreamingHttp.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(10)), RetryPolicy.DEFAULT)) {
-            provider.model().stream(new ModelCall("S", List.of(new Entry.User("q")), "conv-42"), new RecordingListener(), new Cancellation());
+        try (ConfiguredProvider provider = ProviderFactory.create(spec, TIMEOUTS, RetryPolicy.DEFAULT)) {
+            provider.model().stream(new ModelCall("S", List.of(new Entry.User("q")), "conv-42"), listener, cancellation);
         }
 
         String body = sim.requests().getFirst().body();

@@ -1,0 +1,82 @@
+package dev.skillforge.server.provider.sim;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.server.json.Json;
+import io.javalin.http.Context;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.Function;
+
+/**
+ * The body of a simulated stream, as Server-Sent Events in one wire format's framing, and the
+ * scripted mid-stream faults, which every format applies alike: an error event in the format's own
+ * shape, a cut, keep-alive comments only (a stall), or nothing at all (a silence).
+ */
+final class SimEvents {
+
+    /** OpenAI ends an event with LF LF. */
+    static final String LF = "\n\n";
+    /** Google ends an event with CRLF CRLF. */
+    static final String CRLF = "\r\n\r\n";
+
+    private final OutputStream out;
+    private final String eventEnd;
+    private final Function<String, ObjectNode> errorEvent;
+
+    private SimEvents(OutputStream out, String eventEnd, Function<String, ObjectNode> errorEvent) {
+        this.out = out;
+        this.eventEnd = eventEnd;
+        this.errorEvent = errorEvent;
+    }
+
+    /**
+     * Answers {@code ctx} with 200 and an event stream.
+     *
+     * @param eventEnd   what ends an event: {@link #LF} or {@link #CRLF}
+     * @param errorEvent the format's error event with a message, sent for a {@link SimReply.StreamError}
+     */
+    static SimEvents open(Context ctx, String eventEnd, Function<String, ObjectNode> errorEvent) throws IOException {
+        ctx.status(200);
+        ctx.res().setContentType("text/event-stream");
+        ctx.res().setHeader("Cache-Control", "no-cache");
+        return new SimEvents(ctx.res().getOutputStream(), eventEnd, errorEvent);
+    }
+
+    /** Sends one event carrying {@code data}. */
+    void send(String data) throws IOException {
+        out.write(("data: " + data + eventEnd).getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    /** Applies a mid-stream fault due after {@code sent} chunks; true when the stream must end here. */
+    boolean faultNow(SimReply.Fault fault, int sent) throws IOException {
+        switch (fault) {
+            case SimReply.StreamError error when error.afterChunks() == sent -> {
+                send(Json.write(errorEvent.apply(error.message())));
+                return true;
+            }
+            case SimReply.Truncate truncate when truncate.afterChunks() == sent -> {
+                return true;
+            }
+            case SimReply.Stall stall when stall.afterChunks() == sent -> {
+                // Send only SSE comments (ignored by clients) until the client leaves, so the cut is seen.
+                for (int i = 0; i < 600; i++) {
+                    SimProviderServer.pause(Duration.ofMillis(100));
+                    out.write((": stalled" + eventEnd).getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                }
+                return true;
+            }
+            case SimReply.Silence silence when silence.afterChunks() == sent -> {
+                SimProviderServer.pause(silence.duration());
+                return true;
+            }
+            case null, default -> {
+                return false;
+            }
+        }
+    }
+}
