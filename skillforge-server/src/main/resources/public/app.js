@@ -2,7 +2,7 @@
 // a reload or a switch, the provider label, theme and layout. It talks only to the server's API.
 
 import { api, readEvents } from './api.js';
-import { element } from './render.js';
+import { element, formatCount } from './render.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView } from './turn.js';
 
@@ -20,6 +20,7 @@ const ui = {
   list: $('conversation-list'),
   listEmpty: $('conversation-list-empty'),
   provider: $('provider'),
+  conversationUsage: $('conversation-usage'),
   simNotice: $('sim-notice'),
   toast: $('toast'),
   sidebarToggle: $('toggle-sidebar'),
@@ -224,6 +225,7 @@ async function follow(run, cache, reopen, firstResponse) {
     state.lastTurn = Math.max(state.lastTurn, cache.turn);
     endRun(run);
     refreshConversations();
+    refreshConversationUsage(run.id);
     skills.refresh();
   } else if (noRun && Date.now() - (reloadedAfterNoRun.get(run.id) || 0) > 5000) {
     // What is stored is the whole story now: show it (once; a second time in a row offers Reconnect).
@@ -292,6 +294,7 @@ function newChat() {
   state.id = null;
   state.lastTurn = -1;
   ui.turns.replaceChildren();
+  showConversationUsage(null);
   showEmptyState(true);
   if (location.hash) {
     history.pushState(null, '', location.pathname + location.search);
@@ -327,6 +330,7 @@ async function openConversation(id) {
     return;
   }
   ui.turns.replaceChildren();
+  showConversationUsage(snapshot.usage);
   state.lastTurn = -1;
   let running = null;
   for (const turn of snapshot.turns) {
@@ -468,6 +472,33 @@ function confirmDelete(li, conversation) {
     }
     refreshConversations();
   });
+}
+
+/** The conversation's totals in the top bar: tokens in and out, and the cached share of the prompt. */
+function showConversationUsage(usage) {
+  const parts = [];
+  if (usage && typeof usage.inputTokens === 'number') {
+    parts.push('in ' + formatCount(usage.inputTokens));
+  }
+  if (usage && typeof usage.outputTokens === 'number') {
+    parts.push('out ' + formatCount(usage.outputTokens));
+  }
+  if (usage && typeof usage.cacheShare === 'number') {
+    parts.push('cache ' + Math.round(100 * usage.cacheShare) + '%');
+  }
+  ui.conversationUsage.textContent = parts.length ? 'conversation: ' + parts.join(' · ') : '';
+  ui.conversationUsage.hidden = parts.length === 0;
+}
+
+async function refreshConversationUsage(id) {
+  try {
+    const snapshot = await api.conversation(id);
+    if (state.id === id) {
+      showConversationUsage(snapshot.usage);
+    }
+  } catch {
+    // the totals stay as they were; the next turn or switch refreshes them
+  }
 }
 
 function markCurrent() {

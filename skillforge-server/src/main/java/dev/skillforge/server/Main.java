@@ -1,5 +1,6 @@
 package dev.skillforge.server;
 
+import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
@@ -43,15 +44,18 @@ public final class Main {
 
     private static void serve() throws Exception {
         Settings settings = Settings.fromEnvironment();
+        SecuritySettings security = SecuritySettings.fromEnvironment();
+        security.checkBinding(settings.host()); // refuses to start before anything is opened
         Files.createDirectories(settings.dataDir());
         JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
         ProviderRegistry providers = ProviderRegistry.from(settings);
         ConfiguredProvider provider = providers.defaultProvider();
         SkillForgeServer server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.maxIterations(),
-                providers, database, UnaryOperator.identity());
+                providers, database, UnaryOperator.identity(), security);
         log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
                 database.database().description());
+        log.info("Security: {}", security);
         awaitShutdown(server);
     }
 

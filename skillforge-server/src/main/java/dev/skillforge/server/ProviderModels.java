@@ -3,11 +3,17 @@ package dev.skillforge.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.CommandRunner;
+import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.server.cache.CacheDebug;
+import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationModels;
+import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.provider.gemini.GeminiProvider;
+import dev.skillforge.server.provider.sim.CacheRule;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,18 +22,33 @@ import java.util.concurrent.ConcurrentHashMap;
  * Conversations' providers from the configured {@link ProviderRegistry}: a conversation names one
  * provider (the default if it names none) and runs that provider's model. A different model is a
  * differently named provider in the configuration, so every conversation's client exists from start.
+ *
+ * <p>Conversation loops call their provider through a {@link PrefixGuard} (the prompt-cache invariant
+ * checked on every request, breaks counted in the metrics); the stateless loop only logs the
+ * {@code [Cache Debug]} line, since its cache key is shared by unrelated conversations.
  */
 final class ProviderModels implements ConversationModels {
 
     private final ProviderRegistry providers;
     private final CommandRunner commands;
     private final int maxIterations;
+    private final ServerMetrics metrics;
+    private final boolean strict;
     private final Map<String, AgentLoop> loops = new ConcurrentHashMap<>();
 
-    ProviderModels(ProviderRegistry providers, CommandRunner commands, int maxIterations) {
+    /** @param strict a cache break fails the call ({@link PrefixGuard#STRICT_PROPERTY}) instead of being only logged and counted */
+    ProviderModels(ProviderRegistry providers, CommandRunner commands, int maxIterations, ServerMetrics metrics, boolean strict) {
         this.providers = providers;
         this.commands = commands;
         this.maxIterations = maxIterations;
+        this.metrics = metrics;
+        this.strict = strict;
+    }
+
+    /** The loop of stateless {@code /api/agent} turns: the default provider, without a prefix guard. */
+    AgentLoop statelessLoop() {
+        ConfiguredProvider provider = providers.defaultProvider();
+        return new AgentLoop(new CacheDebug(provider.model(), provider.name(), provider.modelName()), commands, maxIterations);
     }
 
     @Override
@@ -44,7 +65,25 @@ final class ProviderModels implements ConversationModels {
 
     @Override
     public AgentLoop loop(Choice choice) {
-        return loops.computeIfAbsent(choice.provider(), name -> new AgentLoop(configured(choice).model(), commands, maxIterations));
+        return loops.computeIfAbsent(choice.provider(), name -> {
+            ConfiguredProvider provider = configured(choice);
+            PrefixGuard guard = new PrefixGuard(provider.model(), provider.name(), provider.modelName(), provider.nextRequestMessages(),
+                    cacheRule(provider), strict, metrics::cacheBreak);
+            return new AgentLoop(guard, commands, maxIterations);
+        });
+    }
+
+    @Override
+    public EventSink runObserver(Choice choice) {
+        return metrics.runObserver(choice.provider(), choice.model(), ServerMetrics.CONVERSATION);
+    }
+
+    /** The cache rule a provider is known to follow: the simulation's (by its wire format); unknown for real providers. */
+    static CacheRule cacheRule(ConfiguredProvider provider) {
+        if (!provider.simulated()) {
+            return null;
+        }
+        return provider.model() instanceof GeminiProvider ? CacheRule.forGeminiModel(provider.modelName()) : CacheRule.OPENAI;
     }
 
     @Override

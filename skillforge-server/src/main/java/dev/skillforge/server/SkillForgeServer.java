@@ -1,11 +1,20 @@
 package dev.skillforge.server;
 
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.server.cache.PrefixGuard;
+import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.InstanceIdentity;
+import dev.skillforge.server.exec.CommandRouter;
+import dev.skillforge.server.exec.CommandStats;
+import dev.skillforge.server.exec.ProcessRunner;
+import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.http.ApiServer;
 import dev.skillforge.server.http.ConversationRoutes;
+import dev.skillforge.server.http.HttpSecurity;
 import dev.skillforge.server.http.SkillRoutes;
+import dev.skillforge.server.json.Json;
+import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.skill.SkillCommands;
@@ -33,6 +42,12 @@ public final class SkillForgeServer implements AutoCloseable {
     public final StoreWriter writer;
     public final ConversationService conversations;
     public final ApiServer api;
+    /** What happened to the model's commands (run, refused, killed…). */
+    public final CommandStats commandStats = new CommandStats();
+    /** Where allowed programs run: {@code dataDir/workspace}. */
+    public final Workspace workspace;
+    /** Runs, iterations, commands, tokens, cache breaks, latencies ({@code GET /metrics}). */
+    public final ServerMetrics metrics = new ServerMetrics();
     private final ProviderRegistry providers;
     private final InstanceIdentity identity;
 
@@ -51,7 +66,19 @@ public final class SkillForgeServer implements AutoCloseable {
      */
     public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ProviderRegistry providers,
                             JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore) throws IOException {
+        this(host, port, dataDir, maxIterations, providers, database, wrapStore, SecuritySettings.defaults());
+    }
+
+    /**
+     * @param security the API token, CORS origins, and what the model's commands may run
+     * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
+     */
+    public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ProviderRegistry providers,
+                            JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore,
+                            SecuritySettings security) throws IOException {
+        security.checkBinding(host); // before anything starts
         Files.createDirectories(dataDir);
+        this.workspace = Workspace.at(dataDir.resolve("workspace"));
         this.providers = providers;
         ConfiguredProvider provider = providers.defaultProvider();
         this.skills = new SkillStore(dataDir.resolve("skills"));
@@ -59,13 +86,22 @@ public final class SkillForgeServer implements AutoCloseable {
         this.store = wrapStore.apply(database);
         this.writer = new StoreWriter(store);
         this.identity = InstanceIdentity.of(dataDir);
-        ProviderModels models = new ProviderModels(providers, new SkillCommands(skills), maxIterations);
-        AgentLoop loop = models.loop(models.choose(null, null)); // stateless /api/agent turns use the default
+        ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills),
+                new ProcessRunner(security.commands(), workspace, security.limits(), commandStats), commandStats), maxIterations, metrics,
+                PrefixGuard.strictByProperty());
+        AgentLoop loop = models.statelessLoop(); // stateless /api/agent turns use the default, without a prefix guard
         this.conversations = new ConversationService(store, writer, SystemPrompt.TEXT, models, identity.id());
         conversations.recover();
         this.api = ApiServer.start(host, port, loop, SystemPrompt.TEXT,
                 new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
-                new ConversationRoutes(conversations), new SkillRoutes(skills));
+                new ConversationRoutes(conversations), new SkillRoutes(skills),
+                new ApiServer.Observability(() -> metrics.runObserver(provider.name(), provider.modelName(), ServerMetrics.STATELESS),
+                        metrics::scrape),
+                new HttpSecurity(security), () -> {
+                    var counts = Json.object();
+                    commandStats.snapshot().forEach(counts::put);
+                    return counts.put("allowed", security.commands().toString());
+                });
     }
 
     public int port() {

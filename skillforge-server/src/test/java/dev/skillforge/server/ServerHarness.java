@@ -1,6 +1,7 @@
 package dev.skillforge.server;
 
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
@@ -40,6 +41,7 @@ public final class ServerHarness implements AutoCloseable {
     public final JdbcConversationStore database;
     public final StoreWriter writer;
     public final ConversationService conversations;
+    private boolean cacheBreaksExpected;
 
     public ServerHarness(Path dataDir, SimResponder responder) throws IOException {
         this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity());
@@ -52,6 +54,16 @@ public final class ServerHarness implements AutoCloseable {
     /** @param wrapStore puts a decorator (latency, outages) between the server and the real store */
     public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                          UnaryOperator<ConversationStore> wrapStore) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, wrapStore, SecuritySettings.defaults());
+    }
+
+    /** @param security the API token, CORS origins and command allow-list (the defaults: none of them) */
+    public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security);
+    }
+
+    public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                         UnaryOperator<ConversationStore> wrapStore, SecuritySettings security) throws IOException {
         sim = SimProviderServer.startOnLoopback(responder);
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         // Two named providers on the one simulated server, so tests can fix conversations to either.
@@ -59,7 +71,7 @@ public final class ServerHarness implements AutoCloseable {
                 simProvider("sim", SimProviderServer.MODEL, timeouts, retry),
                 simProvider(OTHER_PROVIDER, OTHER_MODEL, timeouts, retry)));
         server = new SkillForgeServer("127.0.0.1", 0, dataDir, AgentLoop.DEFAULT_MAX_ITERATIONS, providers,
-                JdbcConversationStore.open(null, null, null, dataDir), wrapStore);
+                JdbcConversationStore.open(null, null, null, dataDir), wrapStore, security);
         skills = server.skills;
         database = server.database;
         writer = server.writer;
@@ -72,13 +84,24 @@ public final class ServerHarness implements AutoCloseable {
         return new ConfiguredProvider(client, name, model, true, OpenAiChatRequest::messages, () -> { });
     }
 
+    /** For a test that makes cache breaks on purpose: {@link #close()} does not fail on them. */
+    public ServerHarness expectCacheBreaks() {
+        cacheBreaksExpected = true;
+        return this;
+    }
+
     public String url(String path) {
         return "http://127.0.0.1:" + server.port() + path;
     }
 
     @Override
     public void close() throws Exception {
+        long breaks = server.metrics.cacheBreaks();
         server.close();
         sim.close();
+        // The prompt-cache invariant holds in every test unless a test breaks it on purpose.
+        if (breaks > 0 && !cacheBreaksExpected) {
+            throw new AssertionError(breaks + " cache break(s): a request did not start with its conversation's previous one (see the WARN log)");
+        }
     }
 }

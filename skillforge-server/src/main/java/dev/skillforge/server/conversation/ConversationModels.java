@@ -2,6 +2,7 @@ package dev.skillforge.server.conversation;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
 
 import java.util.Objects;
@@ -37,6 +38,11 @@ public interface ConversationModels {
 
     /** The messages array {@code choice}'s provider would receive for {@code call}. */
     JsonNode nextRequestMessages(Choice choice, ModelCall call);
+
+    /** Observes one turn on {@code choice} that starts now (the metrics); by default nothing. */
+    default EventSink runObserver(Choice choice) {
+        return event -> { };
+    }
 
     /** One provider for every conversation (tests, benchmarks). */
     static ConversationModels single(String provider, String model, AgentLoop loop, Function<ModelCall, JsonNode> messages) {

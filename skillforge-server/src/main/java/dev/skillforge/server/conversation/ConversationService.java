@@ -2,6 +2,7 @@ package dev.skillforge.server.conversation;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
@@ -204,7 +205,8 @@ public final class ConversationService implements AutoCloseable {
     }
 
     private AgentRun begin(HotConversation conversation, String content) {
-        AgentLoop loop = models.loop(new ConversationModels.Choice(conversation.record.provider(), conversation.record.model()));
+        ConversationModels.Choice choice = new ConversationModels.Choice(conversation.record.provider(), conversation.record.model());
+        AgentLoop loop = models.loop(choice);
         long now = System.currentTimeMillis();
         int turn = conversation.currentTurn + 1;
         conversation.currentTurn = turn;
@@ -223,10 +225,14 @@ public final class ConversationService implements AutoCloseable {
             conversation.transcript.append(new Entry.User(content));
         });
         TurnRecorder recorder = new TurnRecorder();
+        EventSink metrics = models.runObserver(choice);
         RunEventLog events = new RunEventLog(conversation.eventIds::incrementAndGet);
         conversation.runningRecorder = recorder;
         conversation.running = AgentRun.start(loop, conversation.transcript, conversation.record.systemPrompt(),
-                conversation.id, events, recorder, last -> finish(conversation, turn, started, recorder));
+                conversation.id, events, event -> {
+                    recorder.accept(event);
+                    metrics.accept(event);
+                }, last -> finish(conversation, turn, started, recorder));
         return conversation.running;
     }
 

@@ -17,7 +17,9 @@ import java.util.List;
  * A conversation at one moment: its record, its entries exactly as stored, its turns, and the live
  * summary of a running turn. {@link #toJson()} is what {@code GET /api/conversations/{id}} answers:
  * the entries verbatim, and a turn view for the page (each turn with its iterations: raw content,
- * commands with ids, status and results, tool output, usage).
+ * commands with ids, status and results, tool output, usage). Every {@code usage} with both
+ * {@code inputTokens} and {@code cacheReadTokens} also has {@code cacheShare} (cached / input), and the
+ * conversation has a {@code usage} of its own: the totals over its turns.
  */
 public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns,
                                    boolean running, JsonNode runningSummary) {
@@ -58,10 +60,47 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
             }
         }
         ArrayNode turnList = json.putArray("turns");
+        long[] totals = new long[3];
+        boolean[] known = new boolean[3];
         for (TurnRecord turn : turns) {
-            turnList.add(turnView(turn));
+            ObjectNode view = turnView(turn);
+            turnList.add(view);
+            if (view.has("usage")) {
+                addUsage(totals, known, view.get("usage"));
+            } else {
+                view.path("iterations").forEach(iteration -> addUsage(totals, known, iteration.path("usage")));
+            }
         }
+        ObjectNode usage = json.putObject("usage");
+        String[] fields = {"inputTokens", "outputTokens", "cacheReadTokens"};
+        for (int i = 0; i < fields.length; i++) {
+            if (known[i]) {
+                usage.put(fields[i], totals[i]);
+            }
+        }
+        withCacheShare(usage);
         return json;
+    }
+
+    /** Adds a usage's known figures; unknown ones stay unknown unless another turn knows them. */
+    private static void addUsage(long[] totals, boolean[] known, JsonNode usage) {
+        String[] fields = {"inputTokens", "outputTokens", "cacheReadTokens"};
+        for (int i = 0; i < fields.length; i++) {
+            if (usage.path(fields[i]).isIntegralNumber()) {
+                totals[i] += usage.get(fields[i]).asLong();
+                known[i] = true;
+            }
+        }
+    }
+
+    /** Adds {@code cacheShare} (cached / input tokens, 4 decimals) when both are known and input is not 0. */
+    static ObjectNode withCacheShare(ObjectNode usage) {
+        JsonNode input = usage.path("inputTokens");
+        JsonNode cached = usage.path("cacheReadTokens");
+        if (input.isIntegralNumber() && cached.isIntegralNumber() && input.asLong() > 0) {
+            usage.put("cacheShare", Math.round(10_000.0 * cached.asLong() / input.asLong()) / 10_000.0);
+        }
+        return usage;
     }
 
     private ObjectNode turnView(TurnRecord turn) {
@@ -81,8 +120,8 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
                 current = iterations.addObject().put("iteration", index).put("rawContent", entry.content());
                 JsonNode meta = summary.path("perIteration").path(index);
                 current.set("commands", meta.has("commands") ? meta.get("commands").deepCopy() : commandsIn(entry.content(), index));
-                if (meta.has("usage")) {
-                    current.set("usage", meta.get("usage").deepCopy());
+                if (meta.has("usage") && meta.get("usage").isObject()) {
+                    current.set("usage", withCacheShare(meta.get("usage").deepCopy()));
                 }
                 if (meta.has("sources")) {
                     current.set("sources", meta.get("sources").deepCopy());
@@ -95,6 +134,9 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
             if (summary.has(field)) {
                 view.set(field, summary.get(field).deepCopy());
             }
+        }
+        if (view.get("usage") instanceof ObjectNode usage) {
+            withCacheShare(usage);
         }
         return view;
     }

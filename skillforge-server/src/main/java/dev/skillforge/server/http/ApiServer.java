@@ -1,7 +1,9 @@
 package dev.skillforge.server.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.Transcript;
 import dev.skillforge.server.json.Json;
@@ -20,6 +22,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The HTTP API: {@code POST /api/agent} (a turn, answered as Server-Sent Events),
@@ -50,17 +53,32 @@ public final class ApiServer implements AutoCloseable {
     public record ProviderInfo(String name, String model, boolean simulated) {
     }
 
+    /**
+     * What the server measures: an observer for each stateless run (made when it starts) and the
+     * metrics text {@code GET /metrics} answers ({@code null}: no such endpoint).
+     */
+    public record Observability(Supplier<EventSink> statelessRunObserver, Supplier<String> metrics) {
+        public static final Observability NONE = new Observability(() -> event -> { }, null);
+    }
+
     private final AgentLoop loop;
     private final String systemPrompt;
     private final ProviderInfo provider;
     private final List<ProviderRegistry.Listing> providers;
     private final Javalin app;
+    private final Observability observability;
 
     private final ConversationRoutes conversations;
 
+    /** What {@code /healthz} says about the commands (counts), to an authenticated caller; {@code null} for nothing. */
+    private final Supplier<? extends JsonNode> commandStats;
+
     private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
-                      List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills) {
+                      List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills,
+                      Observability observability, HttpSecurity security, Supplier<? extends JsonNode> commandStats) {
+        this.commandStats = commandStats;
         this.loop = loop;
+        this.observability = observability;
         this.conversations = conversations;
         this.systemPrompt = systemPrompt;
         this.provider = provider;
@@ -75,9 +93,14 @@ public final class ApiServer implements AutoCloseable {
             });
             config.staticFiles.enableWebjars();
             config.routes.before(ApiServer::securityHeaders);
+            security.register(config); // authentication, other sites, Jetty's limits: before every route
             config.routes.get("/healthz", this::health);
             config.routes.get("/api/providers", this::providers);
             config.routes.post("/api/agent", this::agent);
+            if (observability.metrics() != null) {
+                config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                        .result(observability.metrics().get()));
+            }
             conversations.register(config);
             skills.register(config);
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
@@ -104,7 +127,26 @@ public final class ApiServer implements AutoCloseable {
     /** @param providers every configured provider, for {@code GET /api/providers} */
     public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
                                   List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills) {
-        return new ApiServer(host, port, loop, systemPrompt, provider, providers, conversations, skills);
+        return start(host, port, loop, systemPrompt, provider, providers, conversations, skills, Observability.NONE);
+    }
+
+    /** @param observability the metrics: an observer per stateless run, and {@code GET /metrics} */
+    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
+                                  List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills,
+                                  Observability observability) {
+        return start(host, port, loop, systemPrompt, provider, providers, conversations, skills, observability,
+                HttpSecurity.loopbackDemo(), () -> null);
+    }
+
+    /**
+     * @param security     the token, CORS origins and limits ({@link HttpSecurity})
+     * @param commandStats the command counts {@code /healthz} shows an authenticated caller
+     */
+    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
+                                  List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills,
+                                  Observability observability, HttpSecurity security, Supplier<? extends JsonNode> commandStats) {
+        return new ApiServer(host, port, loop, systemPrompt, provider, providers, conversations, skills, observability, security,
+                commandStats);
     }
 
     public int port() {
@@ -113,7 +155,15 @@ public final class ApiServer implements AutoCloseable {
 
     private void health(Context ctx) {
         ObjectNode body = Json.object().put("status", "ok");
+        if (!HttpSecurity.isAuthenticated(ctx)) {
+            ctx.contentType("application/json").result(Json.write(body)); // open to probes, but says nothing more
+            return;
+        }
         body.putObject("provider").put("name", provider.name()).put("model", provider.model()).put("simulated", provider.simulated());
+        JsonNode commands = commandStats.get();
+        if (commands != null) {
+            body.set("commands", commands);
+        }
         ctx.contentType("application/json").result(Json.write(body));
     }
 
@@ -143,7 +193,7 @@ public final class ApiServer implements AutoCloseable {
         SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
         AgentRun run = AgentRun.start(loop, new Transcript(request.messages()), systemPrompt, cacheKey(request.messages()),
-                new RunEventLog(ids::incrementAndGet), event -> { }, last -> { });
+                new RunEventLog(ids::incrementAndGet), observability.statelessRunObserver().get(), last -> { });
         boolean followedToTheEnd = false;
         try {
             followedToTheEnd = out.follow(run.events(), 0);
@@ -178,6 +228,11 @@ public final class ApiServer implements AutoCloseable {
     static void error(Context ctx, int status, String code, String message) {
         ctx.attribute(ERROR_WRITTEN, true);
         ObjectNode body = Json.object();
+        if (status == 404) {
+            // One answer for an unknown id, name or path and for a missing or wrong token: nothing to probe.
+            code = "not_found";
+            message = HttpSecurity.NOT_FOUND_MESSAGE;
+        }
         body.putObject("error").put("code", code).put("message", message);
         ctx.status(status).contentType("application/json").result(Json.write(body));
     }

@@ -32,7 +32,9 @@ public final class RequestBodies {
         try {
             bytes = in.readNBytes(maxBytes + 1);
         } catch (IOException e) {
-            throw ApiException.badRequest("unreadable_body", "The request body could not be read: " + e.getMessage());
+            // Jetty's message is not for clients (it may name internals): say what happened in general terms.
+            throw ApiException.badRequest("unreadable_body", "The request body could not be read: it ended early, was malformed"
+                    + " or came too slowly");
         }
         if (bytes.length > maxBytes) {
             throw new ApiException(413, "body_too_large", "The request body is over the limit of " + maxBytes + " bytes");

@@ -120,6 +120,10 @@ class ChatPageTest extends BrowserTest {
         JsonNode usage = stored.path("usage");
         long share = Math.round(100.0 * usage.path("cacheReadTokens").asLong() / usage.path("inputTokens").asLong());
         assertThat(turn.locator(".turn-meta .stats")).containsText("cache " + share + "%");
+        // The conversation's totals in the top bar, from GET /api/conversations/{id}'s usage.
+        JsonNode total = conversation(conversationId()).path("usage");
+        assertThat(page.locator("#conversation-usage")).hasText("conversation: in " + String.format(java.util.Locale.ENGLISH, "%,d", total.path("inputTokens").asLong())
+                + " · out " + String.format(java.util.Locale.ENGLISH, "%,d", total.path("outputTokens").asLong()) + " · cache " + Math.round(100 * total.path("cacheShare").asDouble()) + "%");
 
         page.emulateMedia(new Page.EmulateMediaOptions().setColorScheme(ColorScheme.DARK));
         screenshot("twoIterationsWithADuplicateCommandShowEachCommandByIdWithItsStatusAndOutput-dark");

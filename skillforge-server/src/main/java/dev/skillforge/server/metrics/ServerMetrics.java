@@ -1,0 +1,161 @@
+package dev.skillforge.server.metrics;
+
+import dev.skillforge.core.agent.AgentEvent;
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.EventSink;
+import dev.skillforge.core.agent.Usage;
+import dev.skillforge.server.cache.PrefixGuard;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The server's metrics, through Micrometer, scraped at {@code GET /metrics} in Prometheus' text format.
+ * Everything about runs is recorded from their event streams ({@link #runObserver}), so the core
+ * knows nothing of it:
+ *
+ * <ul>
+ *   <li>{@code skillforge_runs_total{provider,model,mode,status}}: ended runs (mode {@code conversation}
+ *       or {@code stateless}; status {@code complete}, {@code cancelled} or {@code failed})</li>
+ *   <li>{@code skillforge_iterations_total{provider,model}}: iterations that ended (model calls answered)</li>
+ *   <li>{@code skillforge_commands_total{status}}: commands by status ({@code completed}, {@code failed},
+ *       {@code cancelled})</li>
+ *   <li>{@code skillforge_tokens_total{provider,model,kind}}: tokens by kind {@code input}, {@code output},
+ *       {@code cached}, as the provider reported them (unknown figures add nothing)</li>
+ *   <li>{@code skillforge_cache_breaks_total}: requests that did not start with the
+ *       previous one of their conversation ({@link PrefixGuard})</li>
+ *   <li>{@code skillforge_time_to_first_token_seconds{provider,model}}: run start to its first text or
+ *       reasoning, a histogram</li>
+ *   <li>{@code skillforge_run_duration_seconds{provider,model,mode}}: a histogram</li>
+ *   <li>{@code skillforge_active_runs}: runs going on now</li>
+ * </ul>
+ */
+public final class ServerMetrics {
+
+    public static final String CONVERSATION = "conversation";
+    public static final String STATELESS = "stateless";
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final AtomicInteger active = new AtomicInteger();
+    private final Counter cacheBreaks;
+
+    public ServerMetrics() {
+        Gauge.builder("skillforge.active.runs", active, AtomicInteger::get)
+                .description("Runs (turns) going on now").register(registry);
+        cacheBreaks = Counter.builder("skillforge.cache.breaks")
+                .description("Requests that did not start with the previous request of their conversation").register(registry);
+    }
+
+    /** The Prometheus text exposition of every metric. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    /** The content type of {@link #scrape()}. */
+    public static String contentType() {
+        return "text/plain; version=0.0.4; charset=utf-8";
+    }
+
+    /** Counts a cache break (the {@link PrefixGuard}'s listener). */
+    public void cacheBreak(@SuppressWarnings("unused") PrefixGuard.Break found) {
+        cacheBreaks.increment();
+    }
+
+    /** Cache breaks counted so far, over every provider. */
+    public long cacheBreaks() {
+        return (long) cacheBreaks.count();
+    }
+
+    /**
+     * An observer for one run that starts now: it counts the run as active until its last event
+     * ({@code done} or {@code error}) and records what its events say. Call on the thread that starts the run.
+     */
+    public EventSink runObserver(String provider, String model, String mode) {
+        return new RunObserver(provider, model, mode);
+    }
+
+    private final class RunObserver implements EventSink {
+        private final String provider;
+        private final String model;
+        private final String mode;
+        private final long startedAt = System.nanoTime();
+        private boolean firstToken;
+        private boolean ended;
+
+        RunObserver(String provider, String model, String mode) {
+            this.provider = provider;
+            this.model = model;
+            this.mode = mode;
+            active.incrementAndGet();
+        }
+
+        @Override
+        public void accept(AgentEvent event) {
+            switch (event) {
+                case AgentEvent.Text e -> firstToken();
+                case AgentEvent.Reasoning e -> firstToken();
+                case AgentEvent.IterationEnd e -> Counter.builder("skillforge.iterations").description("Iterations that ended (model calls answered)")
+                        .tag("provider", provider).tag("model", model).register(registry).increment();
+                case AgentEvent.ToolResult e -> Counter.builder("skillforge.commands").description("Commands by status")
+                        .tag("status", commandStatus(e)).register(registry).increment();
+                case AgentEvent.UsageReport e -> tokens(e.usage());
+                case AgentEvent.Done e -> end(switch (e.stopReason()) {
+                    case COMPLETE, MAX_ITERATIONS -> "complete";
+                    case CANCELLED -> "cancelled";
+                });
+                case AgentEvent.Error e -> end("failed");
+                default -> {
+                    // raw content, tool calls and starts, tool output and sources are not measured
+                }
+            }
+        }
+
+        private void firstToken() {
+            if (!firstToken) {
+                firstToken = true;
+                Timer.builder("skillforge.time.to.first.token").description("From a run's start to its first text or reasoning")
+                        .tag("provider", provider).tag("model", model).publishPercentileHistogram()
+                        .register(registry).record(Duration.ofNanos(System.nanoTime() - startedAt));
+            }
+        }
+
+        private void tokens(Usage usage) {
+            add("input", usage.inputTokens());
+            add("output", usage.outputTokens());
+            add("cached", usage.cacheReadTokens());
+        }
+
+        private void add(String kind, Long tokens) {
+            if (tokens != null) {
+                Counter.builder("skillforge.tokens").description("Tokens as the providers reported them")
+                        .tag("provider", provider).tag("model", model).tag("kind", kind).register(registry).increment(tokens);
+            }
+        }
+
+        private void end(String status) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            active.decrementAndGet();
+            Counter.builder("skillforge.runs").description("Runs (turns) that ended")
+                    .tag("provider", provider).tag("model", model).tag("mode", mode).tag("status", status)
+                    .register(registry).increment();
+            Timer.builder("skillforge.run.duration").description("How long runs took")
+                    .tag("provider", provider).tag("model", model).tag("mode", mode).publishPercentileHistogram()
+                    .register(registry).record(Duration.ofNanos(System.nanoTime() - startedAt));
+        }
+
+        private static String commandStatus(AgentEvent.ToolResult result) {
+            if (result.exitCode() == AgentLoop.NOT_RUN_EXIT_CODE && result.result().startsWith("[not run")) {
+                return "cancelled";
+            }
+            return result.exitCode() == 0 ? "completed" : "failed";
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package dev.skillforge.server.cache;
+
+import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.agent.ModelProvider;
+import dev.skillforge.core.agent.ModelReply;
+import dev.skillforge.core.agent.ModelStreamListener;
+import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.core.agent.Usage;
+import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.server.provider.gemini.GeminiRequest;
+import dev.skillforge.server.provider.openai.OpenAiChatRequest;
+import dev.skillforge.server.provider.sim.CacheRule;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The run-time prefix check on hand-made transcripts: growth passes, any edit, loss or re-order is a break, found where it is. */
+class PrefixGuardTest {
+
+    private static final String SYSTEM = "You are SkillForge.";
+    /** How OpenAI's serialised user message starts before its content. */
+    private static final String USER_JSON_PREFIX = "{\"role\":\"user\",\"content\":\"";
+
+    private final List<PrefixGuard.Break> breaks = new ArrayList<>();
+    private final List<ModelCall> delegated = new ArrayList<>();
+    private final ModelProvider model = (call, listener, cancellation) -> {
+        delegated.add(call);
+        return new ModelReply(null, new Usage(2000L, 10L, 1024L));
+    };
+
+    private PrefixGuard guard(boolean strict) {
+        return new PrefixGuard(model, "sim", "skillforge-sim-1", OpenAiChatRequest::messages, CacheRule.OPENAI, strict, breaks::add);
+    }
+
+    @Test
+    void requestsThatOnlyGrowAreNoBreak() throws Exception {
+        PrefixGuard guard = guard(true);
+        List<Entry> entries = new ArrayList<>(List.of(new Entry.User("What skills do I have?")));
+        call(guard, "c1", entries);
+        entries.add(new Entry.Assistant("Let me look.\n<shell>skill list</shell>"));
+        entries.add(new Entry.Tool("$ skill list\nNo skills yet."));
+        call(guard, "c1", entries);
+        entries.add(new Entry.Assistant("You have none."));
+        entries.add(new Entry.User("Thanks"));
+        call(guard, "c1", entries);
+        call(guard, "c2", List.of(new Entry.User("Another conversation, its own history")));
+
+        assertThat(breaks).isEmpty();
+        assertThat(delegated).hasSize(4);
+    }
+
+    @Test
+    void anEditedEarlierMessageIsABreakAtItsIndexAndCharacter() throws Exception {
+        PrefixGuard guard = guard(false);
+        call(guard, "c1", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Done."), new Entry.User("Shorter please")));
+
+        // The stored answer was edited (say in the database) between the turns: "Done." -> "Done!".
+        call(guard, "c1", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Done!"), new Entry.User("Shorter please"),
+                new Entry.Assistant("Here."), new Entry.User("Thanks")));
+
+        assertThat(breaks).hasSize(1);
+        PrefixGuard.Break found = breaks.getFirst();
+        assertThat(found.conversation()).isEqualTo("c1");
+        assertThat(found.request()).isEqualTo(2);
+        assertThat(found.messageIndex()).as("system 0, user 1, assistant 2").isEqualTo(2);
+        assertThat(found.charOffset()).isEqualTo("{\"role\":\"assistant\",\"content\":\"Done".length());
+        assertThat(found.previousMessages()).isEqualTo(4);
+        assertThat(found.messages()).isEqualTo(6);
+        assertThat(delegated).as("not strict: the call still goes out").hasSize(2);
+    }
+
+    @Test
+    void aChangedSystemPromptIsABreakAtMessageZero() throws Exception {
+        PrefixGuard guard = guard(false);
+        List<Entry> entries = List.of(new Entry.User("Hi"));
+        guard.stream(new ModelCall(SYSTEM, entries, "c1"), NO_OUTPUT, new Cancellation());
+        guard.stream(new ModelCall(SYSTEM + " Today is Monday.", entries, "c1"), NO_OUTPUT, new Cancellation());
+
+        assertThat(breaks).singleElement().satisfies(found -> {
+            assertThat(found.messageIndex()).isZero();
+            assertThat(found.charOffset()).isEqualTo("{\"role\":\"system\",\"content\":\"".length() + SYSTEM.length());
+        });
+    }
+
+    @Test
+    void aRequestThatLostItsLastMessagesIsABreakWhereTheyEnd() throws Exception {
+        PrefixGuard guard = guard(false);
+        call(guard, "c1", List.of(new Entry.User("One"), new Entry.Assistant("Two"), new Entry.Tool("three")));
+        call(guard, "c1", List.of(new Entry.User("One")));
+
+        assertThat(breaks).singleElement().satisfies(found -> {
+            assertThat(found.messageIndex()).isEqualTo(2);
+            assertThat(found.charOffset()).isZero();
+        });
+    }
+
+    @Test
+    void aDifferenceInsideAMessageIsFoundAtItsCharacter() throws Exception {
+        PrefixGuard guard = guard(false);
+        call(guard, "c1", List.of(new Entry.User("Hello world")));
+        call(guard, "c1", List.of(new Entry.User("Hello World"), new Entry.Assistant("x"), new Entry.Tool("y")));
+
+        assertThat(breaks).singleElement().satisfies(found -> {
+            assertThat(found.messageIndex()).isEqualTo(1);
+            assertThat(found.charOffset()).isEqualTo(USER_JSON_PREFIX.length() + "Hello ".length());
+        });
+    }
+
+    @Test
+    void inStrictModeABreakFailsTheCallBeforeItIsSent() throws Exception {
+        PrefixGuard guard = guard(true);
+        call(guard, "c1", List.of(new Entry.User("Hello world")));
+
+        assertThatThrownBy(() -> call(guard, "c1", List.of(new Entry.User("Hello World"))))
+                .isInstanceOf(ProviderException.class)
+                .satisfies(e -> assertThat(((ProviderException) e).code()).isEqualTo(PrefixGuard.CACHE_BREAK_CODE))
+                .hasMessageContaining("message 1, character " + (USER_JSON_PREFIX.length() + 6));
+        assertThat(breaks).hasSize(1);
+        assertThat(delegated).hasSize(1);
+    }
+
+    @Test
+    void geminiRequestsAreCheckedMessageByMessageToo() throws Exception {
+        PrefixGuard guard = new PrefixGuard(model, "gem", "gemini-2.5-flash", GeminiRequest::conversation, null, false, breaks::add);
+        call(guard, "c1", List.of(new Entry.User("Watch https://youtu.be/abcdefghijk")));
+        call(guard, "c1", List.of(new Entry.User("Watch https://youtu.be/abcdefghijk"), new Entry.Assistant("Seen."), new Entry.User("Good")));
+        assertThat(breaks).isEmpty();
+
+        call(guard, "c1", List.of(new Entry.User("Watch https://youtu.be/abcdefghijk"), new Entry.Assistant("Seen!"), new Entry.User("Good")));
+        assertThat(breaks).singleElement().satisfies(found -> assertThat(found.messageIndex()).as("systemInstruction 0, user 1, model 2").isEqualTo(2));
+    }
+
+    @Test
+    void theDebugLineSaysTheSharesAndTheIteration() {
+        ModelCall third = new ModelCall(SYSTEM, List.of(new Entry.User("a"), new Entry.Assistant("b"), new Entry.Tool("c"),
+                new Entry.Assistant("d"), new Entry.Tool("e")), "c1");
+        assertThat(CacheDebug.iteration(third.entries())).isEqualTo(2);
+        assertThat(CacheDebug.line("c1", "sim", "m", 2, new Usage(2000L, 10L, 1536L), 1920L))
+                .isEqualTo("[Cache Debug] conversation=c1 provider=sim model=m iteration=2 promptTokens=2000 cachedTokens=1536"
+                        + " cachedShare=76.8% possibleShare=96.0%");
+        assertThat(CacheDebug.line("c1", "ollama", "m", 0, new Usage(500L, 3L, null), null))
+                .isEqualTo("[Cache Debug] conversation=c1 provider=ollama model=m iteration=0 promptTokens=500 cachedTokens=unknown"
+                        + " cachedShare=unknown");
+    }
+
+    private static void call(PrefixGuard guard, String key, List<Entry> entries) throws ProviderException {
+        guard.stream(new ModelCall(SYSTEM, entries, key), NO_OUTPUT, new Cancellation());
+    }
+
+    private static final ModelStreamListener NO_OUTPUT = new ModelStreamListener() {
+        @Override
+        public void onText(String chunk) {
+        }
+
+        @Override
+        public void onReasoning(String chunk) {
+        }
+
+        @Override
+        public void onSource(String url, String title) {
+        }
+    };
+}
