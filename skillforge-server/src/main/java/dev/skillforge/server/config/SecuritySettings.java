@@ -75,11 +75,11 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
         });
         CommandPolicy commands = CommandPolicy.resolve(list(env.get("FORGE_ALLOW_COMMANDS")), argPatterns);
         ProcessRunner.Limits limits = new ProcessRunner.Limits(
-                Duration.ofSeconds(integer(env, "FORGE_COMMAND_TIMEOUT_SECONDS", 10, 1, 3600)),
-                integer(env, "FORGE_COMMAND_OUTPUT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
-                integer(env, "FORGE_MAX_CONCURRENT_COMMANDS", 4, 1, 256));
+                Duration.ofSeconds(Settings.integer(env, "FORGE_COMMAND_TIMEOUT_SECONDS", 10, 1, 3600)),
+                Settings.integer(env, "FORGE_COMMAND_OUTPUT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+                Settings.integer(env, "FORGE_MAX_CONCURRENT_COMMANDS", 4, 1, 256));
         return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), commands, limits,
-                Duration.ofSeconds(integer(env, "FORGE_IDLE_TIMEOUT_SECONDS", (int) DEFAULT_IDLE_TIMEOUT.toSeconds(), 1, 3600)));
+                Duration.ofSeconds(Settings.integer(env, "FORGE_IDLE_TIMEOUT_SECONDS", (int) DEFAULT_IDLE_TIMEOUT.toSeconds(), 1, 3600)));
     }
 
     /** The same settings with another API token ({@code null} for none). */
@@ -155,22 +155,6 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
             }
         }
         return origins.stream().map(o -> o.toLowerCase(Locale.ROOT)).toList();
-    }
-
-    private static int integer(Map<String, String> env, String name, int fallback, int min, int max) {
-        String value = env.get(name);
-        if (value == null || value.isBlank()) {
-            return fallback;
-        }
-        try {
-            int parsed = Integer.parseInt(value.strip());
-            if (parsed < min || parsed > max) {
-                throw new IllegalArgumentException(name + "=" + value + " is out of range: use " + min + " to " + max);
-            }
-            return parsed;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + "=" + value + " is not a whole number");
-        }
     }
 
     /** The settings with the token hidden, for logs. */

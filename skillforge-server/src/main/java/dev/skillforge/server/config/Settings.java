@@ -61,7 +61,8 @@ public record Settings(String host, int port, Path dataDir, int maxIterations, S
         return url;
     }
 
-    private static int integer(Map<String, String> env, String name, int fallback, int min, int max) {
+    /** A whole-number setting within [min, max], or {@code fallback} when unset; a wrong value names its variable. */
+    static int integer(Map<String, String> env, String name, int fallback, int min, int max) {
         String value = blankToNull(env.get(name));
         if (value == null) {
             return fallback;

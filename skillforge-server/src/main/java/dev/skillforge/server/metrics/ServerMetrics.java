@@ -56,11 +56,6 @@ public final class ServerMetrics {
         return registry.scrape();
     }
 
-    /** The content type of {@link #scrape()}. */
-    public static String contentType() {
-        return "text/plain; version=0.0.4; charset=utf-8";
-    }
-
     /** Counts a cache break (the {@link PrefixGuard}'s listener). */
     public void cacheBreak(@SuppressWarnings("unused") PrefixGuard.Break found) {
         cacheBreaks.increment();
