@@ -58,7 +58,6 @@ public final class ApiServer implements AutoCloseable {
      * metrics text {@code GET /metrics} answers ({@code null}: no such endpoint).
      */
     public record Observability(Supplier<EventSink> statelessRunObserver, Supplier<String> metrics) {
-        public static final Observability NONE = new Observability(() -> event -> { }, null);
     }
 
     private final AgentLoop loop;
@@ -117,28 +116,9 @@ public final class ApiServer implements AutoCloseable {
         });
     }
 
-    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
-                                  ConversationRoutes conversations, SkillRoutes skills) {
-        return start(host, port, loop, systemPrompt, provider,
-                List.of(new ProviderRegistry.Listing(provider.name(), provider.name(), provider.model(), provider.simulated(), false, true)),
-                conversations, skills);
-    }
-
-    /** @param providers every configured provider, for {@code GET /api/providers} */
-    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
-                                  List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills) {
-        return start(host, port, loop, systemPrompt, provider, providers, conversations, skills, Observability.NONE);
-    }
-
-    /** @param observability the metrics: an observer per stateless run, and {@code GET /metrics} */
-    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
-                                  List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills,
-                                  Observability observability) {
-        return start(host, port, loop, systemPrompt, provider, providers, conversations, skills, observability,
-                HttpSecurity.loopbackDemo(), () -> null);
-    }
-
     /**
+     * @param providers    every configured provider, for {@code GET /api/providers}
+     * @param observability the metrics: an observer per stateless run, and {@code GET /metrics}
      * @param security     the token, CORS origins and limits ({@link HttpSecurity})
      * @param commandStats the command counts {@code /healthz} shows an authenticated caller
      */

@@ -98,11 +98,6 @@ public final class HttpSecurity {
         this.headerTimeout = settings.headerTimeout();
     }
 
-    /** No token, no CORS, the default limits: a loopback demo. */
-    public static HttpSecurity loopbackDemo() {
-        return new HttpSecurity(SecuritySettings.defaults());
-    }
-
     public boolean requiresToken() {
         return tokenDigest != null;
     }
