@@ -68,7 +68,7 @@ final class ProviderModels implements ConversationModels {
         return loops.computeIfAbsent(choice.provider(), name -> {
             ConfiguredProvider provider = configured(choice);
             PrefixGuard guard = new PrefixGuard(provider.model(), provider.name(), provider.modelName(), provider.nextRequestMessages(),
-                    cacheRule(provider), strict, metrics::cacheBreak);
+                    cacheRule(provider), strict, metrics);
             return new AgentLoop(guard, commands, maxIterations);
         });
     }

@@ -1,5 +1,6 @@
 package dev.skillforge.core.agent;
 
+import dev.skillforge.core.context.ContextView;
 import dev.skillforge.core.shell.ShellCommand;
 import dev.skillforge.core.shell.ShellTagScanner;
 import dev.skillforge.core.shell.ToolOutputFormat;
@@ -34,14 +35,22 @@ public final class AgentLoop {
     private final ModelProvider provider;
     private final CommandRunner runner;
     private final int maxIterations;
+    private final ContextView context;
 
+    /** A loop that sends the whole transcript on every call (no context window). */
     public AgentLoop(ModelProvider provider, CommandRunner runner, int maxIterations) {
+        this(provider, runner, maxIterations, ContextView.WHOLE);
+    }
+
+    /** @param context what the model is sent of the transcript on each call ({@link dev.skillforge.core.context.ContextWindow}) */
+    public AgentLoop(ModelProvider provider, CommandRunner runner, int maxIterations, ContextView context) {
         if (maxIterations < 1) {
             throw new IllegalArgumentException("maxIterations must be at least 1, was " + maxIterations);
         }
         this.provider = provider;
         this.runner = runner;
         this.maxIterations = maxIterations;
+        this.context = context;
     }
 
     /**
@@ -83,7 +92,7 @@ public final class AgentLoop {
                 IterationOutput output = new IterationOutput(iteration);
                 ModelReply reply;
                 try {
-                    reply = provider.stream(new ModelCall(systemPrompt, transcript.entries(), cacheKey), output, cancellation);
+                    reply = provider.stream(new ModelCall(systemPrompt, context.prepare(transcript, systemPrompt), cacheKey), output, cancellation);
                 } catch (ProviderException | RuntimeException e) {
                     if (cancellation.isCancelled()) {
                         if (!output.text.isEmpty()) {

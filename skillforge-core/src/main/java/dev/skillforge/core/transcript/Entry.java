@@ -38,4 +38,23 @@ public sealed interface Entry {
             Objects.requireNonNull(content, "content");
         }
     }
+
+    /**
+     * A context cut: the conversation outgrew the model's context window, so from here on the model
+     * sees this note (as a user message) followed by the entries from index {@code keepFrom} on. The
+     * entries before {@code keepFrom} stay in the transcript (the person still sees them); only the
+     * model's view of the conversation loses them, in one step, so that its prompt then grows
+     * unchanged again for many calls ({@link dev.skillforge.core.context.ContextWindow}).
+     *
+     * @param content  the note the model reads in place of what was left out
+     * @param keepFrom the index in the transcript of the first entry the model still sees
+     */
+    record ContextCut(String content, int keepFrom) implements Entry {
+        public ContextCut {
+            Objects.requireNonNull(content, "content");
+            if (keepFrom < 0) {
+                throw new IllegalArgumentException("keepFrom must not be negative, was " + keepFrom);
+            }
+        }
+    }
 }

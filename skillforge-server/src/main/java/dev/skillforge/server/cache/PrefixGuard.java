@@ -7,6 +7,7 @@ import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.CacheRule;
 import org.slf4j.Logger;
@@ -21,7 +22,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -39,7 +40,9 @@ import java.util.function.Function;
  * <p>Memory: per conversation (at most {@link #MAX_CONVERSATIONS}, least recently used forgotten) a
  * 16-byte digest per message and the previous call itself (references to the transcript's entries,
  * which are immutable), from which the old message is serialised again only to report a break.
- * A conversation the guard forgot (evicted, or a restart) starts over without a check.
+ * A conversation the guard forgot (evicted, or a restart) starts over without a check. A request whose
+ * view starts with a different {@link Entry.ContextCut} than the previous one is a context cut, not a
+ * break: logged at INFO and counted apart.
  */
 public final class PrefixGuard implements ModelProvider {
 
@@ -61,6 +64,16 @@ public final class PrefixGuard implements ModelProvider {
                         int previousMessages, int messages) {
     }
 
+    /** Told of what the guard finds (the metrics). */
+    @FunctionalInterface
+    public interface Observer {
+        void cacheBreak(Break found);
+
+        /** A context cut (a deliberate new start, not a break) in {@code conversation}'s request {@code request}. */
+        default void contextCut(String conversation, String provider, String model, long request) {
+        }
+    }
+
     private record Sent(ModelCall call, byte[][] digests, long request, Long promptTokens) {
     }
 
@@ -70,7 +83,7 @@ public final class PrefixGuard implements ModelProvider {
     private final Function<ModelCall, JsonNode> serialiser;
     private final CacheRule rule;
     private final boolean strict;
-    private final Consumer<Break> onBreak;
+    private final Observer observer;
     private final Map<String, Sent> sent = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Sent> eldest) {
@@ -83,17 +96,17 @@ public final class PrefixGuard implements ModelProvider {
      * @param rule       the provider's cache rule when known (the simulated provider's), for the possible
      *                   share in the debug line; {@code null} when unknown
      * @param strict     a break fails the call ({@link ProviderException} {@value #CACHE_BREAK_CODE})
-     * @param onBreak    told of every break (the metrics)
+     * @param observer   told of every break and context cut (the metrics)
      */
     public PrefixGuard(ModelProvider delegate, String provider, String model, Function<ModelCall, JsonNode> serialiser,
-                       CacheRule rule, boolean strict, Consumer<Break> onBreak) {
+                       CacheRule rule, boolean strict, Observer observer) {
         this.delegate = delegate;
         this.provider = provider;
         this.model = model;
         this.serialiser = serialiser;
         this.rule = rule;
         this.strict = strict;
-        this.onBreak = onBreak;
+        this.observer = observer;
     }
 
     /** Whether the JVM asks for strict guards ({@value #STRICT_PROPERTY}). */
@@ -115,10 +128,17 @@ public final class PrefixGuard implements ModelProvider {
             request = previous == null ? 1 : previous.request() + 1;
             sent.put(call.cacheKey(), new Sent(call, digests, request, null));
         }
-        if (previous != null) {
+        boolean cut = previous != null && !Objects.equals(cutOf(call), cutOf(previous.call()));
+        if (cut) {
+            // The conversation outgrew the context window and its view starts over after a note: by design, not a break.
+            Entry.ContextCut note = cutOf(call);
+            log.info("Context cut in conversation {} ({} {}): request {} leaves out entries before {} and starts a new cached prefix",
+                    call.cacheKey(), provider, model, request, note == null ? 0 : note.keepFrom());
+            observer.contextCut(call.cacheKey(), provider, model, request);
+        } else if (previous != null) {
             Break found = compare(call.cacheKey(), request, previous, messages, digests);
             if (found != null) {
-                onBreak.accept(found);
+                observer.cacheBreak(found);
                 if (strict) {
                     throw new ProviderException(CACHE_BREAK_CODE, "Cache break in conversation " + found.conversation()
                             + ": request " + found.request() + " does not start with the previous one (message "
@@ -138,7 +158,7 @@ public final class PrefixGuard implements ModelProvider {
         if (rule != null && promptTokens != null) {
             // Requests of a conversation only grow, so all of the previous prompt is a prefix the provider may have cached.
             long previousTokens = previous == null || previous.promptTokens() == null ? 0 : previous.promptTokens();
-            possible = previous != null && previous.promptTokens() == null ? null
+            possible = cut || (previous != null && previous.promptTokens() == null) ? null
                     : rule.cachedTokens((int) Math.min(previousTokens, promptTokens), (int) (long) promptTokens);
         }
         CacheDebug.log(call, provider, model, reply.usage(), possible);
@@ -177,6 +197,11 @@ public final class PrefixGuard implements ModelProvider {
                 key, provider, model, request, digests.length, previous.request(), old.length, index, offset,
                 excerpt(was, offset), excerpt(now, offset));
         return found;
+    }
+
+    /** The context cut a call's view starts with, or {@code null}. */
+    private static Entry.ContextCut cutOf(ModelCall call) {
+        return !call.entries().isEmpty() && call.entries().getFirst() instanceof Entry.ContextCut cut ? cut : null;
     }
 
     /** The messages of a serialised request: an array's elements; for an object, each field's (an array's elements, or the field). */

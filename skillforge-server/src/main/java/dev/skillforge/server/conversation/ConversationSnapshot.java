@@ -128,6 +128,9 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
                 }
             } else if (entry.kind().equals("tool") && current != null) {
                 current.put("toolOutput", entry.content());
+            } else if (entry.kind().equals(HotConversation.CONTEXT)) {
+                // The model's view was cut before this turn's next call: say so where it happened.
+                view.putObject("contextCut").put("keptFromSeq", Integer.parseInt(entry.replayData())).put("note", entry.content());
             }
         }
         for (String field : List.of("usage", "stopReason", "error")) {

@@ -21,6 +21,10 @@ import java.util.function.Consumer;
  */
 final class HotConversation {
 
+    /** The stored kind of a {@link Entry.ContextCut}; its replay columns hold {@value #KEEP_FROM} and the index it keeps from. */
+    static final String CONTEXT = "context";
+    static final String KEEP_FROM = "keep-from";
+
     final String id;
     final Transcript transcript;
     final List<TurnRecord> turns;
@@ -61,7 +65,11 @@ final class HotConversation {
 
     /** Called by the transcript under its lock, in append order: the entry gets the next sequence number. */
     private void recordAppend(Entry entry) {
-        ProviderReplay replay = entry instanceof Entry.Assistant assistant ? assistant.replay() : null;
+        ProviderReplay replay = switch (entry) {
+            case Entry.Assistant assistant -> assistant.replay();
+            case Entry.ContextCut cut -> new ProviderReplay(KEEP_FROM, Integer.toString(cut.keepFrom()));
+            default -> null;
+        };
         StoredEntry appended = new StoredEntry(id, nextSeq++, currentTurn, kindOf(entry), entry.content(),
                 replay == null ? null : replay.format(), replay == null ? null : replay.data(), System.currentTimeMillis());
         stored.add(appended);
@@ -100,6 +108,7 @@ final class HotConversation {
             case Entry.User u -> "user";
             case Entry.Assistant a -> "assistant";
             case Entry.Tool t -> "tool";
+            case Entry.ContextCut c -> CONTEXT;
         };
     }
 
@@ -107,6 +116,7 @@ final class HotConversation {
         return switch (stored.kind()) {
             case "user" -> new Entry.User(stored.content());
             case "tool" -> new Entry.Tool(stored.content());
+            case CONTEXT -> new Entry.ContextCut(stored.content(), Integer.parseInt(stored.replayData()));
             case "assistant" -> new Entry.Assistant(stored.content(),
                     stored.replayFormat() == null ? null : new ProviderReplay(stored.replayFormat(), stored.replayData()));
             default -> throw new IllegalStateException("unknown entry kind in the store: " + stored.kind());

@@ -18,6 +18,7 @@ public final class MarkdownExport {
             switch (entry.kind()) {
                 case "user" -> md.append("## You\n\n").append(entry.content().strip()).append("\n\n");
                 case "assistant" -> md.append("## SkillForge\n\n").append(entry.content().strip()).append("\n\n");
+                case HotConversation.CONTEXT -> md.append("> ").append(entry.content().strip().replace("\n", "\n> ")).append("\n\n");
                 default -> md.append(fence(entry.content())).append("\n\n");
             }
         }

@@ -29,13 +29,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code cached}, as the provider reported them (unknown figures add nothing)</li>
  *   <li>{@code skillforge_cache_breaks_total}: requests that did not start with the
  *       previous one of their conversation ({@link PrefixGuard})</li>
+ *   <li>{@code skillforge_context_cuts_total{provider,model}}: context cuts, when a conversation outgrew
+ *       its model's context window (a new cached prefix starts, by design)</li>
  *   <li>{@code skillforge_time_to_first_token_seconds{provider,model}}: run start to its first text or
  *       reasoning, a histogram</li>
  *   <li>{@code skillforge_run_duration_seconds{provider,model,mode}}: a histogram</li>
  *   <li>{@code skillforge_active_runs}: runs going on now</li>
  * </ul>
  */
-public final class ServerMetrics {
+public final class ServerMetrics implements PrefixGuard.Observer {
 
     public static final String CONVERSATION = "conversation";
     public static final String STATELESS = "stateless";
@@ -56,9 +58,17 @@ public final class ServerMetrics {
         return registry.scrape();
     }
 
-    /** Counts a cache break (the {@link PrefixGuard}'s listener). */
+    /** Counts a cache break (the {@link PrefixGuard}'s finding). */
+    @Override
     public void cacheBreak(@SuppressWarnings("unused") PrefixGuard.Break found) {
         cacheBreaks.increment();
+    }
+
+    /** Counts a context cut: a conversation outgrew its model's context window and its view started over. */
+    @Override
+    public void contextCut(String conversation, String provider, String model, long request) {
+        Counter.builder("skillforge.context.cuts").description("Context cuts: conversations whose view was cut to fit the model's context window")
+                .tag("provider", provider).tag("model", model).register(registry).increment();
     }
 
     /** Cache breaks counted so far, over every provider. */

@@ -85,6 +85,7 @@ public final class GeminiRequest {
                     parts.addObject().put("text", user.content());
                 }
                 case Entry.Tool tool -> content.put("role", "user").putArray("parts").addObject().put("text", SHELL_OUTPUT_PREFIX + tool.content());
+                case Entry.ContextCut cut -> content.put("role", "user").putArray("parts").addObject().put("text", cut.content());
                 case Entry.Assistant assistant -> {
                     content.put("role", "model");
                     String stored = storedParts(assistant.replay());

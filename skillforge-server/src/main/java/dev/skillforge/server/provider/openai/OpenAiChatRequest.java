@@ -73,6 +73,7 @@ public final class OpenAiChatRequest {
             switch (entry) {
                 case Entry.User user -> message.put("role", "user").put("content", user.content());
                 case Entry.Tool tool -> message.put("role", "user").put("content", SHELL_OUTPUT_PREFIX + tool.content());
+                case Entry.ContextCut cut -> message.put("role", "user").put("content", cut.content());
                 case Entry.Assistant assistant -> {
                     message.put("role", "assistant").put("content", assistant.content());
                     if (assistant.replay() != null && REASONING_REPLAY.equals(assistant.replay().format())) {
