@@ -5,8 +5,10 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.context.ContextWindow;
 import dev.skillforge.server.cache.CacheDebug;
 import dev.skillforge.server.cache.PrefixGuard;
+import dev.skillforge.server.cache.TokenEstimate;
 import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationModels;
 import dev.skillforge.server.metrics.ServerMetrics;
@@ -25,7 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Conversation loops call their provider through a {@link PrefixGuard} (the prompt-cache invariant
  * checked on every request, breaks counted in the metrics); the stateless loop only logs the
- * {@code [Cache Debug]} line, since its cache key is shared by unrelated conversations.
+ * {@code [Cache Debug]} line, since its cache key is shared by unrelated conversations. Conversation
+ * loops keep to their provider's context window ({@link ContextWindow}); stateless clients send their
+ * own history and manage its size themselves.
  */
 final class ProviderModels implements ConversationModels {
 
@@ -69,7 +73,7 @@ final class ProviderModels implements ConversationModels {
             ConfiguredProvider provider = configured(choice);
             PrefixGuard guard = new PrefixGuard(provider.model(), provider.name(), provider.modelName(), provider.nextRequestMessages(),
                     cacheRule(provider), strict, metrics);
-            return new AgentLoop(guard, commands, maxIterations);
+            return new AgentLoop(guard, commands, maxIterations, new ContextWindow(provider.contextWindow(), TokenEstimate::count));
         });
     }
 

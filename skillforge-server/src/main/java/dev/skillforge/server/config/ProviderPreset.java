@@ -14,19 +14,20 @@ import java.util.stream.Collectors;
 public enum ProviderPreset {
 
     /** The simulated provider, in-process on a loopback port: OpenAI's or Gemini's wire format. */
-    SIM("sim", Wire.SIM, null, List.of(), "skillforge-sim-1", false),
-    OPENAI("openai", Wire.OPENAI_CHAT, "https://api.openai.com/v1", List.of("OPENAI_API_KEY"), "gpt-4o-mini", true),
+    SIM("sim", Wire.SIM, null, List.of(), "skillforge-sim-1", false, 131_072),
+    OPENAI("openai", Wire.OPENAI_CHAT, "https://api.openai.com/v1", List.of("OPENAI_API_KEY"), "gpt-4o-mini", true, 128_000),
     /** Gemini's native API; the base URL is the root before {@code /v1beta}. */
     GEMINI("gemini", Wire.GEMINI, "https://generativelanguage.googleapis.com", List.of("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-            "gemini-2.5-flash", true),
-    KIMI("kimi", Wire.OPENAI_CHAT, "https://api.moonshot.ai/v1", List.of("MOONSHOT_API_KEY"), null, true),
-    GLM("glm", Wire.OPENAI_CHAT, "https://open.bigmodel.cn/api/paas/v4", List.of("ZHIPUAI_API_KEY"), "glm-4.6", true),
-    DEEPSEEK("deepseek", Wire.OPENAI_CHAT, "https://api.deepseek.com", List.of("DEEPSEEK_API_KEY"), "deepseek-chat", true),
-    OPENROUTER("openrouter", Wire.OPENAI_CHAT, "https://openrouter.ai/api/v1", List.of("OPENROUTER_API_KEY"), null, true),
-    VLLM("vllm", Wire.OPENAI_CHAT, "http://127.0.0.1:8000/v1", List.of("VLLM_API_KEY"), null, false),
+            "gemini-2.5-flash", true, 1_048_576),
+    KIMI("kimi", Wire.OPENAI_CHAT, "https://api.moonshot.ai/v1", List.of("MOONSHOT_API_KEY"), null, true, 131_072),
+    GLM("glm", Wire.OPENAI_CHAT, "https://open.bigmodel.cn/api/paas/v4", List.of("ZHIPUAI_API_KEY"), "glm-4.6", true, 200_000),
+    DEEPSEEK("deepseek", Wire.OPENAI_CHAT, "https://api.deepseek.com", List.of("DEEPSEEK_API_KEY"), "deepseek-chat", true, 128_000),
+    OPENROUTER("openrouter", Wire.OPENAI_CHAT, "https://openrouter.ai/api/v1", List.of("OPENROUTER_API_KEY"), null, true, 128_000),
+    // Self-hosted servers: the window is whatever the server was started with; 32k is a guess to override.
+    VLLM("vllm", Wire.OPENAI_CHAT, "http://127.0.0.1:8000/v1", List.of("VLLM_API_KEY"), null, false, 32_768),
     /** llama.cpp's {@code llama-server}: its default port is 8080, SkillForge's too; move one of them. */
-    LLAMACPP("llamacpp", Wire.OPENAI_CHAT, "http://127.0.0.1:8080/v1", List.of("LLAMA_API_KEY"), "default", false),
-    OLLAMA("ollama", Wire.OPENAI_CHAT, "http://127.0.0.1:11434/v1", List.of("OLLAMA_API_KEY"), null, false);
+    LLAMACPP("llamacpp", Wire.OPENAI_CHAT, "http://127.0.0.1:8080/v1", List.of("LLAMA_API_KEY"), "default", false, 32_768),
+    OLLAMA("ollama", Wire.OPENAI_CHAT, "http://127.0.0.1:11434/v1", List.of("OLLAMA_API_KEY"), null, false, 32_768);
 
     /** The wire format a preset speaks. */
     public enum Wire { SIM, OPENAI_CHAT, GEMINI }
@@ -37,14 +38,17 @@ public enum ProviderPreset {
     private final List<String> keyVariables;
     private final String defaultModel;
     private final boolean hosted;
+    private final int defaultContextWindow;
 
-    ProviderPreset(String id, Wire wire, String defaultBaseUrl, List<String> keyVariables, String defaultModel, boolean hosted) {
+    ProviderPreset(String id, Wire wire, String defaultBaseUrl, List<String> keyVariables, String defaultModel, boolean hosted,
+                   int defaultContextWindow) {
         this.id = id;
         this.wire = wire;
         this.defaultBaseUrl = defaultBaseUrl;
         this.keyVariables = keyVariables;
         this.defaultModel = defaultModel;
         this.hosted = hosted;
+        this.defaultContextWindow = defaultContextWindow;
     }
 
     /** The name used in settings: {@code sim}, {@code openai}, {@code gemini}, … */
@@ -74,6 +78,14 @@ public enum ProviderPreset {
     /** A hosted service: at its own URL it needs a key. Self-hosted servers take one only if started with one. */
     public boolean hosted() {
         return hosted;
+    }
+
+    /**
+     * The context window, in tokens, when none is configured: the default model's (a guess for
+     * self-hosted servers, whose window is how they were started).
+     */
+    public int defaultContextWindow() {
+        return defaultContextWindow;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.core.context.ContextWindow;
+
 import java.util.List;
 import java.util.Objects;
 
@@ -17,9 +19,11 @@ import java.util.Objects;
  * @param tools     the provider-side tools offered to the model ({@code google_search}, {@code url_context} for
  *                  Gemini; {@code web_search} for GLM)
  * @param thoughts  Gemini: ask for thought summaries ({@code includeThoughts}), streamed as reasoning
+ * @param contextWindow the model's context window in tokens: conversations are cut to fit it
+ *                  ({@link dev.skillforge.core.context.ContextWindow})
  */
 public record ProviderSpec(String name, ProviderPreset preset, String model, String baseUrl, String apiKeyEnv,
-                           String apiKey, String simFormat, List<String> tools, boolean thoughts) {
+                           String apiKey, String simFormat, List<String> tools, boolean thoughts, int contextWindow) {
 
     public static final String SIM_FORMAT_OPENAI = "openai";
     public static final String SIM_FORMAT_GEMINI = "gemini";
@@ -29,6 +33,10 @@ public record ProviderSpec(String name, ProviderPreset preset, String model, Str
         Objects.requireNonNull(preset, "preset");
         Objects.requireNonNull(model, "model");
         tools = List.copyOf(tools);
+        if (contextWindow < ContextWindow.MIN_WINDOW_TOKENS) {
+            throw new IllegalArgumentException("the context window of " + name + " must be at least "
+                    + ContextWindow.MIN_WINDOW_TOKENS + " tokens, was " + contextWindow);
+        }
     }
 
     public boolean keyPresent() {
@@ -53,6 +61,6 @@ public record ProviderSpec(String name, ProviderPreset preset, String model, Str
     public String toString() {
         return "ProviderSpec[name=" + name + ", preset=" + preset.id() + ", model=" + model + ", baseUrl=" + baseUrl
                 + ", apiKeyEnv=" + apiKeyEnv + ", apiKey=" + (apiKey == null ? "none" : "(set)")
-                + (simFormat == null ? "" : ", simFormat=" + simFormat) + ", tools=" + tools + ", thoughts=" + thoughts + "]";
+                + (simFormat == null ? "" : ", simFormat=" + simFormat) + ", tools=" + tools + ", thoughts=" + thoughts + ", contextWindow=" + contextWindow + "]";
     }
 }

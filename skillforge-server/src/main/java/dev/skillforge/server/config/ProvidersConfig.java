@@ -2,6 +2,7 @@ package dev.skillforge.server.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.context.ContextWindow;
 import dev.skillforge.server.json.Json;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -46,7 +47,8 @@ import java.util.regex.Pattern;
  *       }</pre>
  *       Fields: {@code preset} (required), {@code model}, {@code baseUrl}, {@code apiKeyEnv} (the
  *       variable holding the key; default the preset's usual one), {@code tools}, {@code thoughts}
- *       (Gemini), {@code format} (sim). A key is never accepted in the file.</li>
+ *       (Gemini), {@code format} (sim), {@code contextWindow} (tokens; default the preset's, for the
+ *       {@code FORGE_*} provider {@code FORGE_CONTEXT_WINDOW}). A key is never accepted in the file.</li>
  * </ul>
  * Everything is checked at start; a wrong value stops the server with a message naming where it is.
  */
@@ -57,7 +59,9 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     private static final Set<String> TOP_LEVEL_FIELDS = Set.of("default", "providers");
-    private static final Set<String> ENTRY_FIELDS = Set.of("preset", "model", "baseUrl", "apiKeyEnv", "tools", "thoughts", "format");
+    private static final Set<String> ENTRY_FIELDS = Set.of("preset", "model", "baseUrl", "apiKeyEnv", "tools", "thoughts", "format",
+            "contextWindow");
+    private static final int MAX_CONTEXT_WINDOW = 100_000_000;
     private static final int MAX_FILE_BYTES = 1024 * 1024;
 
     public ProvidersConfig {
@@ -144,7 +148,25 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         List<String> tools = tools(preset, blankToNull(env.get("FORGE_TOOLS")), "FORGE_TOOLS");
         return new ProviderSpec(preset.id(), preset, model, baseUrl, keyVariable, key,
                 preset == ProviderPreset.SIM ? (simFormat == null ? ProviderSpec.SIM_FORMAT_OPENAI : simFormat) : null,
-                tools, true);
+                tools, true, contextWindow(env.get("FORGE_CONTEXT_WINDOW"), preset, "FORGE_CONTEXT_WINDOW"));
+    }
+
+    /** A configured context window (tokens), or the preset's default when {@code value} is absent. */
+    private static int contextWindow(String value, ProviderPreset preset, String where) {
+        String given = blankToNull(value);
+        if (given == null) {
+            return preset.defaultContextWindow();
+        }
+        try {
+            int tokens = Integer.parseInt(given.strip());
+            if (tokens >= ContextWindow.MIN_WINDOW_TOKENS && tokens <= MAX_CONTEXT_WINDOW) {
+                return tokens;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(where + " must be a whole number of tokens from " + ContextWindow.MIN_WINDOW_TOKENS
+                + " to " + MAX_CONTEXT_WINDOW + ", was " + given);
     }
 
     // ---------------------------------------------------------------- the providers file
@@ -265,8 +287,13 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             throw new IllegalArgumentException(at + ".format is for the simulated provider (preset sim) only");
         }
         format = preset == ProviderPreset.SIM ? simFormat(format == null ? ProviderSpec.SIM_FORMAT_OPENAI : format, at + ".format") : null;
+        JsonNode windowNode = entry.get("contextWindow");
+        if (windowNode != null && !windowNode.isIntegralNumber()) {
+            throw new IllegalArgumentException(at + ".contextWindow must be a whole number of tokens, was " + windowNode);
+        }
+        int window = contextWindow(windowNode == null ? null : windowNode.asText(), preset, at + ".contextWindow");
         return new ProviderSpec(name, preset, model, baseUrl, keyVariable, key == null ? null : key.strip(), format, tools,
-                thoughtsNode == null || thoughtsNode.booleanValue());
+                thoughtsNode == null || thoughtsNode.booleanValue(), window);
     }
 
     private static JsonNode parse(Path file, String where) {

@@ -155,7 +155,8 @@ public final class ApiServer implements AutoCloseable {
         var list = body.putArray("providers");
         for (ProviderRegistry.Listing listing : providers) {
             list.addObject().put("name", listing.name()).put("preset", listing.preset()).put("model", listing.model())
-                    .put("simulated", listing.simulated()).put("keyPresent", listing.keyPresent()).put("default", listing.isDefault());
+                    .put("simulated", listing.simulated()).put("keyPresent", listing.keyPresent()).put("default", listing.isDefault())
+                    .put("contextWindow", listing.contextWindow());
         }
         ctx.contentType("application/json").result(Json.write(body));
     }

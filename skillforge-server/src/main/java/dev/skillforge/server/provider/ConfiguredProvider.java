@@ -3,6 +3,7 @@ package dev.skillforge.server.provider;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
+import dev.skillforge.server.config.ProviderPreset;
 import dev.skillforge.server.config.Settings;
 
 import java.time.Duration;
@@ -16,19 +17,24 @@ import java.util.function.Function;
  *
  * @param nextRequestMessages the conversation part of the request this provider would be sent for a call
  *                            (OpenAI's messages array; Gemini's systemInstruction and contents)
+ * @param contextWindow       the model's context window in tokens
  */
 public record ConfiguredProvider(ModelProvider model, String name, String modelName, boolean simulated,
                                  Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources,
-                                 String preset, boolean keyPresent) implements AutoCloseable {
+                                 String preset, boolean keyPresent, int contextWindow) implements AutoCloseable {
 
     public static final String DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
     public static final String DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
     public static final Duration DEMO_CHUNK_DELAY = Duration.ofMillis(15);
 
-    /** A provider put together by hand (tests, benchmarks): its preset is taken to be its name, its key unknown. */
+    /**
+     * A provider put together by hand (tests, benchmarks): its preset is taken to be its name, its key
+     * unknown, its context window the simulation's.
+     */
     public ConfiguredProvider(ModelProvider model, String name, String modelName, boolean simulated,
                               Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources) {
-        this(model, name, modelName, simulated, nextRequestMessages, resources, name, false);
+        this(model, name, modelName, simulated, nextRequestMessages, resources, name, false,
+                ProviderPreset.SIM.defaultContextWindow());
     }
 
     /** The default provider of the settings (the others: {@link ProviderRegistry#from(Settings)}). */

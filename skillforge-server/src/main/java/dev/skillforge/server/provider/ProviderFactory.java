@@ -83,13 +83,14 @@ public final class ProviderFactory {
                         spec.model(), sendsPromptCacheKey(spec.preset()), timeouts, retry, chatOptions(spec)));
                 ChatOptions.ReasoningReplay replay = chatOptions(spec).reasoningReplay();
                 yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
-                        call -> OpenAiChatRequest.messages(call, replay), () -> { }, spec.preset().id(), spec.keyPresent());
+                        call -> OpenAiChatRequest.messages(call, replay), () -> { }, spec.preset().id(), spec.keyPresent(),
+                        spec.contextWindow());
             }
             case GEMINI -> {
                 var client = new GeminiProvider(new GeminiProvider.Settings(spec.baseUrl(), spec.apiKey(), spec.model(),
                         timeouts, retry, geminiOptions(spec)));
                 yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
-                        GeminiRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent());
+                        GeminiRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow());
             }
         };
     }
@@ -100,12 +101,12 @@ public final class ProviderFactory {
             var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), null, SimProviderServer.MODEL,
                     timeouts, retry, GeminiRequest.Options.ALL));
             return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, GeminiRequest::conversation, sim,
-                    spec.preset().id(), false);
+                    spec.preset().id(), false, spec.contextWindow());
         }
         var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(
                 sim.baseUrl(), null, SimProviderServer.MODEL, true, timeouts, retry));
         return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, OpenAiChatRequest::messages, sim,
-                spec.preset().id(), false);
+                spec.preset().id(), false, spec.contextWindow());
     }
 
     /** A hosted provider without its key fails each call at once, saying which variable to set, instead of asking for a 401. */

@@ -24,7 +24,8 @@ public final class ProviderRegistry implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProviderRegistry.class);
 
     /** What may be shown about a provider: never its key, only whether there is one. */
-    public record Listing(String name, String preset, String model, boolean simulated, boolean keyPresent, boolean isDefault) {
+    public record Listing(String name, String preset, String model, boolean simulated, boolean keyPresent, boolean isDefault,
+                          int contextWindow) {
     }
 
     private final Map<String, ConfiguredProvider> providers;
@@ -106,7 +107,7 @@ public final class ProviderRegistry implements AutoCloseable {
         List<Listing> listings = new ArrayList<>();
         for (ConfiguredProvider provider : providers.values()) {
             listings.add(new Listing(provider.name(), provider.preset(), provider.modelName(), provider.simulated(),
-                    provider.keyPresent(), provider.name().equals(defaultName)));
+                    provider.keyPresent(), provider.name().equals(defaultName), provider.contextWindow()));
         }
         return listings;
     }

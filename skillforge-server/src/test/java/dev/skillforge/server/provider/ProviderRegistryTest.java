@@ -34,7 +34,7 @@ class ProviderRegistryTest {
                "demo":  {"preset": "sim", "format": "gemini"},
                "fast":  {"preset": "gemini", "model": "gemini-2.5-flash"},
                "cheap": {"preset": "deepseek"},
-               "local": {"preset": "llamacpp", "baseUrl": "http://127.0.0.1:8081/v1"}}}
+               "local": {"preset": "llamacpp", "baseUrl": "http://127.0.0.1:8081/v1", "contextWindow": 8192}}}
             """;
 
     @TempDir
@@ -54,10 +54,10 @@ class ProviderRegistryTest {
             assertThat(registry.find("nope")).isEmpty();
             assertThatThrownBy(() -> registry.get("nope")).hasMessage("no provider is named nope: configured are demo, fast, cheap, local");
             assertThat(registry.listings()).containsExactly(
-                    new ProviderRegistry.Listing("demo", "sim", SimProviderServer.MODEL, true, false, true),
-                    new ProviderRegistry.Listing("fast", "gemini", "gemini-2.5-flash", false, true, false),
-                    new ProviderRegistry.Listing("cheap", "deepseek", "deepseek-chat", false, false, false),
-                    new ProviderRegistry.Listing("local", "llamacpp", "default", false, false, false));
+                    new ProviderRegistry.Listing("demo", "sim", SimProviderServer.MODEL, true, false, true, 131_072),
+                    new ProviderRegistry.Listing("fast", "gemini", "gemini-2.5-flash", false, true, false, 1_048_576),
+                    new ProviderRegistry.Listing("cheap", "deepseek", "deepseek-chat", false, false, false, 128_000),
+                    new ProviderRegistry.Listing("local", "llamacpp", "default", false, false, false, 8192));
         }
     }
 
@@ -104,10 +104,10 @@ class ProviderRegistryTest {
             assertThat(answer.contentType()).startsWith("application/json");
             assertThat(answer.body()).doesNotContain("AIza-secret-value");
             assertThat(answer.body()).isEqualTo("{\"default\":\"demo\",\"providers\":["
-                    + "{\"name\":\"demo\",\"preset\":\"sim\",\"model\":\"skillforge-sim-1\",\"simulated\":true,\"keyPresent\":false,\"default\":true},"
-                    + "{\"name\":\"fast\",\"preset\":\"gemini\",\"model\":\"gemini-2.5-flash\",\"simulated\":false,\"keyPresent\":true,\"default\":false},"
-                    + "{\"name\":\"cheap\",\"preset\":\"deepseek\",\"model\":\"deepseek-chat\",\"simulated\":false,\"keyPresent\":false,\"default\":false},"
-                    + "{\"name\":\"local\",\"preset\":\"llamacpp\",\"model\":\"default\",\"simulated\":false,\"keyPresent\":false,\"default\":false}]}");
+                    + "{\"name\":\"demo\",\"preset\":\"sim\",\"model\":\"skillforge-sim-1\",\"simulated\":true,\"keyPresent\":false,\"default\":true,\"contextWindow\":131072},"
+                    + "{\"name\":\"fast\",\"preset\":\"gemini\",\"model\":\"gemini-2.5-flash\",\"simulated\":false,\"keyPresent\":true,\"default\":false,\"contextWindow\":1048576},"
+                    + "{\"name\":\"cheap\",\"preset\":\"deepseek\",\"model\":\"deepseek-chat\",\"simulated\":false,\"keyPresent\":false,\"default\":false,\"contextWindow\":128000},"
+                    + "{\"name\":\"local\",\"preset\":\"llamacpp\",\"model\":\"default\",\"simulated\":false,\"keyPresent\":false,\"default\":false,\"contextWindow\":8192}]}");
             JsonNode health = SseClient.get("http://127.0.0.1:" + server.port() + "/healthz").json();
             assertThat(health.path("provider").path("name").asText()).isEqualTo("demo");
             assertThat(server.providers().get("fast").modelName()).isEqualTo("gemini-2.5-flash");

@@ -58,7 +58,7 @@ class PresetRequestBytesTest extends SimProviderTestBase {
     void eachPresetSendsExactlyItsOptions(ProviderPreset preset, String emptyReasoning, String tail) throws Exception {
         script.then(SimReply.of("ok"));
         ProviderSpec spec = new ProviderSpec(preset.id(), preset, "m-1", sim.baseUrl(), "KEY_VAR", "k-123", null,
-                ProvidersConfig.defaultTools(preset), true);
+                ProvidersConfig.defaultTools(preset), true, 128_000);
         ModelCall call = new ModelCall("S", List.of(new Entry.User("q"),
                 new Entry.Assistant("a", new ProviderReplay(OpenAiChatRequest.REASONING_REPLAY, "think \"hard\"\n")),
                 new Entry.Tool("$ x\ny"), new Entry.Assistant("b"), new Entry.User("q2")), "conv-42");
@@ -77,7 +77,7 @@ class PresetRequestBytesTest extends SimProviderTestBase {
     @MethodSource("presets")
     void withoutItsToolsGlmSendsNoToolsAndOtherPresetsAreUnchanged(ProviderPreset preset, String emptyReasoning, String tail) throws Exception {
         script.then(SimReply.of("ok"));
-        ProviderSpec spec = new ProviderSpec(preset.id(), preset, "m-1", sim.baseUrl(), null, null, null, List.of(), true);
+        ProviderSpec spec = new ProviderSpec(preset.id(), preset, "m-1", sim.baseUrl(), null, null, null, List.of(), true, 128_000);
 
         try (ConfiguredProvider provider = ProviderFactory.create(spec, TIMEOUTS, RetryPolicy.DEFAULT)) {
             provider.model().stream(new ModelCall("S", List.of(new Entry.User("q")), "conv-42"), listener, cancellation);
