@@ -41,6 +41,8 @@ export class TurnView {
 
     this.el = element('article', 'turn');
     this.el.dataset.status = 'running';
+    this.cutEl = element('details', 'context-cut');
+    this.cutEl.hidden = true;
     const user = element('div', 'message user');
     user.append(element('div', 'bubble user-text', userMessage));
     this.answer = element('div', 'message assistant');
@@ -57,7 +59,15 @@ export class TurnView {
     this.rawEl.append(element('summary', null, 'Raw transcript'));
     this.rawEl.hidden = true;
     this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.rawEl);
-    this.el.append(user, this.answer);
+    this.el.append(this.cutEl, user, this.answer);
+  }
+
+  /** Says that the model's view of the conversation was cut before this turn's answer, and shows the note it read instead. */
+  showContextCut(note) {
+    this.cutEl.replaceChildren(
+      element('summary', null, 'The conversation outgrew the model\'s context window: the model no longer sees the messages above this line.'),
+      element('pre', 'context-note', note));
+    this.cutEl.hidden = false;
   }
 
   // ---- building from events -------------------------------------------------------------------
@@ -104,6 +114,9 @@ export class TurnView {
         break;
       case 'source':
         this.addSource(event.url, event.title);
+        break;
+      case 'context-cut':
+        this.showContextCut(event.note);
         break;
       case 'iteration-end':
         if (event.hasMoreCommands) {
@@ -172,6 +185,9 @@ export class TurnView {
   static fromStored(turn, entries, actions) {
     const view = new TurnView(turn.userMessage ?? '', actions);
     view.turnNumber = turn.turn;
+    if (turn.contextCut) {
+      view.showContextCut(turn.contextCut.note);
+    }
     const assistants = entries.filter(e => e.turn === turn.turn && e.role === 'assistant');
     (turn.iterations || []).forEach((stored, i) => {
       const it = view.iteration(i);

@@ -50,6 +50,14 @@ public sealed interface AgentEvent {
         public String type() { return "source"; }
     }
 
+    /**
+     * The conversation outgrew the model's context window: from this call on the model sees {@code note}
+     * in place of the transcript's entries before index {@code keptFrom} (they stay stored and shown).
+     */
+    record ContextCut(int iteration, int keptFrom, String note) implements AgentEvent {
+        public String type() { return "context-cut"; }
+    }
+
     /** Token usage of one model call. */
     record UsageReport(int iteration, Usage usage) implements AgentEvent {
         public String type() { return "usage"; }

@@ -92,7 +92,7 @@ public final class AgentLoop {
                 IterationOutput output = new IterationOutput(iteration);
                 ModelReply reply;
                 try {
-                    reply = provider.stream(new ModelCall(systemPrompt, context.prepare(transcript, systemPrompt), cacheKey), output, cancellation);
+                    reply = provider.stream(new ModelCall(systemPrompt, view(iteration), cacheKey), output, cancellation);
                 } catch (ProviderException | RuntimeException e) {
                     if (cancellation.isCancelled()) {
                         if (!output.text.isEmpty()) {
@@ -124,6 +124,16 @@ public final class AgentLoop {
                 sink.accept(new AgentEvent.IterationEnd(iteration, true));
             }
             return done(maxIterations - 1, StopReason.MAX_ITERATIONS, maxIterations);
+        }
+
+        /** What the model is sent next; a context cut made for it is reported. */
+        private List<Entry> view(int iteration) {
+            int before = transcript.size();
+            List<Entry> view = context.prepare(transcript, systemPrompt);
+            if (transcript.size() > before && transcript.last() instanceof Entry.ContextCut cut) {
+                sink.accept(new AgentEvent.ContextCut(iteration, cut.keepFrom(), cut.content()));
+            }
+            return view;
         }
 
         private void appendAssistant(int iteration, IterationOutput output, ModelReply reply) {

@@ -29,6 +29,7 @@ public final class EventJson {
             case AgentEvent.ToolOutput e -> json.put("toolOutput", e.toolOutput());
             case AgentEvent.Source e -> json.put("url", e.url()).put("title", e.title());
             case AgentEvent.UsageReport e -> UsageJson.put(json, e.usage());
+            case AgentEvent.ContextCut e -> json.put("keptFrom", e.keptFrom()).put("note", e.note());
             case AgentEvent.IterationEnd e -> json.put("hasMoreCommands", e.hasMoreCommands());
             case AgentEvent.Done e -> {
                 json.put("stopReason", e.stopReason().wireName()).put("iterations", e.iterations()).put("commands", e.commands());
