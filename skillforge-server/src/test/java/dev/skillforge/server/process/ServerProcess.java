@@ -1,5 +1,7 @@
 package dev.skillforge.server.process;
 
+import dev.skillforge.server.cache.PrefixGuard;
+
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
@@ -79,6 +81,8 @@ public final class ServerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 // Two cores run the tests, a database and up to two servers: a small, quick-starting JVM.
                 "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                // A cache break fails the child's model call too, as it does in this JVM.
+                "-D" + PrefixGuard.STRICT_PROPERTY + "=" + PrefixGuard.strictByProperty(),
                 "-cp", System.getProperty("java.class.path"), "dev.skillforge.server.Main", "serve"));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
