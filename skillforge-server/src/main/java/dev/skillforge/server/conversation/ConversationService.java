@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.context.ContextView;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.run.AgentRun;
@@ -279,12 +280,15 @@ public final class ConversationService implements AutoCloseable {
         return true;
     }
 
-    /** The exact messages array the conversation's provider receives next (before the next user message). */
+    /**
+     * The exact messages array the conversation's provider receives next (before the next user
+     * message): the model's view, as the last context cut left it.
+     */
     public JsonNode nextRequestMessages(String id) {
         ExportSource source = exportSource(id);
         ConversationRecord record = source.record();
         return models.nextRequestMessages(new ConversationModels.Choice(record.provider(), record.model()),
-                new ModelCall(record.systemPrompt(), source.entries(), record.id()));
+                new ModelCall(record.systemPrompt(), ContextView.visible(source.entries()), record.id()));
     }
 
     /** The entries and system prompt the provider would receive next. */
