@@ -1,6 +1,7 @@
 package dev.skillforge.server;
 
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.server.config.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -62,14 +63,24 @@ public final class ServerHarness implements AutoCloseable {
         this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security);
     }
 
+    /** @param contextWindow the providers' context window in tokens, small to make conversations outgrow it */
+    public ServerHarness(Path dataDir, SimResponder responder, int contextWindow) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(), contextWindow);
+    }
+
     public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, ProviderPreset.SIM.defaultContextWindow());
+    }
+
+    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, int contextWindow) throws IOException {
         sim = SimProviderServer.startOnLoopback(responder);
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         // Two named providers on the one simulated server, so tests can fix conversations to either.
         var providers = ProviderRegistry.of("sim", List.of(
-                simProvider("sim", SimProviderServer.MODEL, timeouts, retry),
-                simProvider(OTHER_PROVIDER, OTHER_MODEL, timeouts, retry)));
+                simProvider("sim", SimProviderServer.MODEL, timeouts, retry, contextWindow),
+                simProvider(OTHER_PROVIDER, OTHER_MODEL, timeouts, retry, contextWindow)));
         server = new SkillForgeServer("127.0.0.1", 0, dataDir, AgentLoop.DEFAULT_MAX_ITERATIONS, providers,
                 JdbcConversationStore.open(null, null, null, dataDir), wrapStore, security);
         skills = server.skills;
@@ -78,10 +89,11 @@ public final class ServerHarness implements AutoCloseable {
         conversations = server.conversations;
     }
 
-    private ConfiguredProvider simProvider(String name, String model, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
+    private ConfiguredProvider simProvider(String name, String model, StreamingHttp.Timeouts timeouts, RetryPolicy retry,
+                                           int contextWindow) {
         var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key",
                 model, true, timeouts, retry));
-        return new ConfiguredProvider(client, name, model, true, OpenAiChatRequest::messages, () -> { });
+        return new ConfiguredProvider(client, name, model, true, OpenAiChatRequest::messages, () -> { }, name, false, contextWindow);
     }
 
     /** For a test that makes cache breaks on purpose: {@link #close()} does not fail on them. */

@@ -66,23 +66,23 @@ public final class ContextWindow implements ContextView {
         if (size <= CUT_ABOVE * windowTokens) {
             return view;
         }
-        int keepFrom = keepFrom(entries, view, systemPrompt);
-        if (keepFrom < 0) {
+        Entry.ContextCut cut = cut(entries, view, systemPrompt);
+        if (cut == null) {
             return view; // nothing more can be left out: the provider will say the request is too long
         }
-        transcript.append(new Entry.ContextCut(note(entries, keepFrom), keepFrom));
+        transcript.append(cut);
         return ContextView.visible(transcript.entries());
     }
 
     /**
-     * Where the model's view should start after a cut: the first turn start after the current view's
-     * start from which the rest fits in {@link #KEEP_UP_TO}; failing that, the first such iteration
-     * start in the current turn; failing that, the latest start there is (as much left out as
-     * possible); {@code -1} when nothing more can be left out.
+     * The cut to make: keeping from the first turn start after the current view's start from which the
+     * rest, with the note, fits in {@link #KEEP_UP_TO}; failing that, from the first such iteration
+     * start in the current turn; failing that, from the latest start there is (as much left out as
+     * possible); {@code null} when nothing more can be left out.
      */
-    private int keepFrom(List<Entry> entries, List<Entry> view, String systemPrompt) {
+    private Entry.ContextCut cut(List<Entry> entries, List<Entry> view, String systemPrompt) {
         int current = view.isEmpty() || !(view.getFirst() instanceof Entry.ContextCut cut) ? 0 : cut.keepFrom();
-        long budget = (long) (KEEP_UP_TO * windowTokens) - cost(systemPrompt) - noteReserve();
+        long budget = (long) (KEEP_UP_TO * windowTokens) - cost(systemPrompt);
         long[] suffix = new long[entries.size() + 1];
         for (int i = entries.size() - 1; i >= 0; i--) {
             Entry entry = entries.get(i);
@@ -101,17 +101,16 @@ public final class ContextWindow implements ContextView {
             boolean iterationStart = entry instanceof Entry.Assistant && i > lastUser;
             if (turnStart || iterationStart) {
                 if (suffix[i] <= budget) {
-                    return i;
+                    // The note's size depends on what it stands in for (the requests it lists): count it as it is.
+                    String note = note(entries, i);
+                    if (suffix[i] + cost(note) <= budget) {
+                        return new Entry.ContextCut(note, i);
+                    }
                 }
                 latest = i;
             }
         }
-        return latest;
-    }
-
-    /** Tokens kept free for the note. */
-    private long noteReserve() {
-        return (long) listedRequests() * (MAX_REQUEST_CHARS / 3 + MESSAGE_OVERHEAD) + 120;
+        return latest < 0 ? null : new Entry.ContextCut(note(entries, latest), latest);
     }
 
     private int listedRequests() {
@@ -135,6 +134,10 @@ public final class ContextWindow implements ContextView {
                 + " is left out of what you see here: ").append(messages).append(messages == 1 ? " message" : " messages")
                 .append(" from ").append(requests.size()).append(requests.size() == 1 ? " turn" : " turns")
                 .append(" (the person can still read them). Skills saved earlier are still in the skill store: `skill list` shows them.");
+        // A cut inside the current turn leaves out the request being worked on: that one is given whole.
+        boolean insideCurrentTurn = !requests.isEmpty()
+                && entries.subList(keepFrom, entries.size()).stream().noneMatch(Entry.User.class::isInstance);
+        String current = insideCurrentTurn ? requests.removeLast() : null;
         if (!requests.isEmpty()) {
             int listed = Math.min(requests.size(), listedRequests());
             note.append(" What the person asked in the part left out, oldest first");
@@ -145,6 +148,10 @@ public final class ContextWindow implements ContextView {
             for (String request : requests.subList(requests.size() - listed, requests.size())) {
                 note.append("\n- ").append(abbreviate(request));
             }
+        }
+        if (current != null) {
+            note.append(requests.isEmpty() ? "" : "\n").append("\nThe request you are working on, whose first steps are left out too:\n")
+                    .append(current);
         }
         return note.toString();
     }

@@ -1,5 +1,6 @@
 package dev.skillforge.core.agent;
 
+import dev.skillforge.core.context.ContextWindow;
 import dev.skillforge.core.shell.ShellCommand;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
@@ -695,6 +696,39 @@ class AgentLoopTest {
         assertThatThrownBy(() -> loop.run(new Transcript(), SYSTEM, CACHE_KEY, events::add, cancellation))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(events).isEmpty();
+    }
+
+    // ================================================================ context window
+
+    @Test
+    void withAContextWindowTheModelIsSentTheViewAfterACutWhichIsReportedWhileTheTranscriptKeepsEverything() {
+        Transcript conversation = new Transcript();
+        for (int turn = 1; turn <= 6; turn++) {
+            conversation.append(new Entry.User("Question " + turn));
+            conversation.append(new Entry.Assistant("An answer of 300 tokens. " + "x".repeat(1175)));
+        }
+        conversation.append(new Entry.User("Question 7"));
+        List<Entry> before = conversation.entries();
+        provider.script(reply("<shell>skill list</shell>"), reply("Done."));
+        // A token per four characters: the six turns pass 80% of 2048 tokens, the last two and the note fit in 40%.
+        AgentLoop loop = new AgentLoop(provider, runner, 10, new ContextWindow(2048, text -> (text.length() + 3) / 4));
+
+        AgentEvent last = loop.run(conversation, SYSTEM, CACHE_KEY, events::add, cancellation);
+
+        assertThat(last).isInstanceOf(AgentEvent.Done.class).extracting(e -> ((AgentEvent.Done) e).stopReason()).isEqualTo(StopReason.COMPLETE);
+        List<Entry> after = conversation.entries();
+        assertThat(after).hasSize(before.size() + 4).startsWith(before.toArray(Entry[]::new));
+        Entry.ContextCut cut = (Entry.ContextCut) after.get(before.size());
+        assertThat(cut.keepFrom()).as("the start of turn 5").isEqualTo(8);
+        assertThat(after.subList(before.size() + 1, after.size())).containsExactly(new Entry.Assistant("<shell>skill list</shell>"),
+                new Entry.Tool("$ skill list\nresult of cmd-0-0"), new Entry.Assistant("Done."));
+        assertThat(types().getFirst()).as("reported before the call it was made for").isEqualTo("context-cut");
+        assertThat(of(AgentEvent.ContextCut.class)).containsExactly(new AgentEvent.ContextCut(0, 8, cut.content()));
+        List<Entry> first = new ArrayList<>(List.of(cut));
+        first.addAll(before.subList(8, before.size()));
+        assertThat(provider.calls.get(0).entries()).isEqualTo(first);
+        first.addAll(after.subList(before.size() + 1, before.size() + 3));
+        assertThat(provider.calls.get(1).entries()).as("the next call extends the cut one").isEqualTo(first);
     }
 
     // ================================================================ helpers

@@ -22,7 +22,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -128,12 +127,13 @@ public final class PrefixGuard implements ModelProvider {
             request = previous == null ? 1 : previous.request() + 1;
             sent.put(call.cacheKey(), new Sent(call, digests, request, null));
         }
-        boolean cut = previous != null && !Objects.equals(cutOf(call), cutOf(previous.call()));
+        Entry.ContextCut note = cutOf(call);
+        // Only a view that starts with a new cut is one; a view that lost its cut is a break like any other.
+        boolean cut = previous != null && note != null && !note.equals(cutOf(previous.call()));
         if (cut) {
             // The conversation outgrew the context window and its view starts over after a note: by design, not a break.
-            Entry.ContextCut note = cutOf(call);
             log.info("Context cut in conversation {} ({} {}): request {} leaves out entries before {} and starts a new cached prefix",
-                    call.cacheKey(), provider, model, request, note == null ? 0 : note.keepFrom());
+                    call.cacheKey(), provider, model, request, note.keepFrom());
             observer.contextCut(call.cacheKey(), provider, model, request);
         } else if (previous != null) {
             Break found = compare(call.cacheKey(), request, previous, messages, digests);

@@ -27,6 +27,18 @@ class PrefixGuardTest {
     private static final String USER_JSON_PREFIX = "{\"role\":\"user\",\"content\":\"";
 
     private final List<PrefixGuard.Break> breaks = new ArrayList<>();
+    private final List<Long> cutRequests = new ArrayList<>();
+    private final PrefixGuard.Observer observer = new PrefixGuard.Observer() {
+        @Override
+        public void cacheBreak(PrefixGuard.Break found) {
+            breaks.add(found);
+        }
+
+        @Override
+        public void contextCut(String conversation, String provider, String model, long request) {
+            cutRequests.add(request);
+        }
+    };
     private final List<ModelCall> delegated = new ArrayList<>();
     private final ModelProvider model = (call, listener, cancellation) -> {
         delegated.add(call);
@@ -34,7 +46,7 @@ class PrefixGuardTest {
     };
 
     private PrefixGuard guard(boolean strict) {
-        return new PrefixGuard(model, "sim", "skillforge-sim-1", OpenAiChatRequest::messages, CacheRule.OPENAI, strict, breaks::add);
+        return new PrefixGuard(model, "sim", "skillforge-sim-1", OpenAiChatRequest::messages, CacheRule.OPENAI, strict, observer);
     }
 
     @Test
@@ -126,13 +138,43 @@ class PrefixGuardTest {
 
     @Test
     void geminiRequestsAreCheckedMessageByMessageToo() throws Exception {
-        PrefixGuard guard = new PrefixGuard(model, "gem", "gemini-2.5-flash", GeminiRequest::conversation, null, false, breaks::add);
+        PrefixGuard guard = new PrefixGuard(model, "gem", "gemini-2.5-flash", GeminiRequest::conversation, null, false, observer);
         call(guard, "c1", List.of(new Entry.User("Watch https://youtu.be/abcdefghijk")));
         call(guard, "c1", List.of(new Entry.User("Watch https://youtu.be/abcdefghijk"), new Entry.Assistant("Seen."), new Entry.User("Good")));
         assertThat(breaks).isEmpty();
 
         call(guard, "c1", List.of(new Entry.User("Watch https://youtu.be/abcdefghijk"), new Entry.Assistant("Seen!"), new Entry.User("Good")));
         assertThat(breaks).singleElement().satisfies(found -> assertThat(found.messageIndex()).as("systemInstruction 0, user 1, model 2").isEqualTo(2));
+    }
+
+    @Test
+    void aNewContextCutStartsANewPrefixWithoutABreakAndTheRequestsAfterItAreCheckedAgainstIt() throws Exception {
+        PrefixGuard guard = guard(true);
+        Entry.User espresso = new Entry.User("And espresso?");
+        Entry.ContextCut cut = new Entry.ContextCut("[Context note] 2 messages left out", 2);
+        Entry.ContextCut later = new Entry.ContextCut("[Context note] 4 messages left out", 4);
+        call(guard, "c1", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Saved."), espresso));
+        call(guard, "c1", List.of(cut, espresso));
+        call(guard, "c1", List.of(cut, espresso, new Entry.Assistant("Done."), new Entry.User("Tea?")));
+        call(guard, "c1", List.of(later, new Entry.User("Tea?")));
+
+        assertThat(breaks).isEmpty();
+        assertThat(cutRequests).containsExactly(2L, 4L);
+        assertThat(delegated).hasSize(4);
+        assertThatThrownBy(() -> call(guard, "c1", List.of(later, new Entry.User("Tea!"))))
+                .isInstanceOf(ProviderException.class);
+        assertThat(breaks).singleElement().satisfies(found -> assertThat(found.messageIndex()).as("system 0, note 1").isEqualTo(2));
+    }
+
+    @Test
+    void aRequestThatLosesItsContextCutIsABreakNotACut() throws Exception {
+        PrefixGuard guard = guard(false);
+        Entry.User espresso = new Entry.User("And espresso?");
+        call(guard, "c1", List.of(new Entry.ContextCut("[Context note] 2 messages left out", 2), espresso));
+        call(guard, "c1", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Saved."), espresso));
+
+        assertThat(cutRequests).isEmpty();
+        assertThat(breaks).singleElement().satisfies(found -> assertThat(found.messageIndex()).isEqualTo(1));
     }
 
     @Test

@@ -161,6 +161,39 @@ class ProvidersConfigTest {
                 .doesNotContain("AIza-secret-123");
     }
 
+    // ================================================================ the context window
+
+    @ParameterizedTest
+    @CsvSource({"sim, 131072", "openai, 128000", "gemini, 1048576", "glm, 200000", "deepseek, 128000", "ollama, 32768"})
+    void withoutASettingTheContextWindowIsThePresetsModels(String preset, int tokens) {
+        ProviderSpec spec = config(Map.of("FORGE_PROVIDER", preset, "FORGE_API_KEY", "k", "FORGE_MODEL", "m")).defaultSpec();
+
+        assertThat(spec.contextWindow()).isEqualTo(tokens);
+    }
+
+    @Test
+    void forgeContextWindowSetsTheEnvironmentProvidersWindowAndContextWindowAFileProvidersWindow() throws IOException {
+        assertThat(config(Map.of("FORGE_CONTEXT_WINDOW", " 8192 ")).defaultSpec().contextWindow()).isEqualTo(8192);
+        Files.writeString(data.resolve("providers.json"), """
+                {"providers": {
+                  "local": {"preset": "llamacpp", "contextWindow": 16384},
+                  "cheap": {"preset": "deepseek"}}}
+                """);
+
+        ProvidersConfig config = config(Map.of());
+
+        assertThat(config.find("local").orElseThrow().contextWindow()).isEqualTo(16384);
+        assertThat(config.find("cheap").orElseThrow().contextWindow()).isEqualTo(128_000);
+    }
+
+    @Test
+    void aForgeContextWindowThatIsNoNumberOfTokensFrom1024StopsTheStart() {
+        for (String value : List.of("lots", "8k", "4096.5", "1023", "0", "-8192", "100000001")) {
+            assertThatThrownBy(() -> config(Map.of("FORGE_CONTEXT_WINDOW", value))).as(value).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("FORGE_CONTEXT_WINDOW must be a whole number of tokens from 1024 to 100000000, was " + value);
+        }
+    }
+
     // ================================================================ the providers file
 
     @Test
@@ -258,6 +291,10 @@ class ProvidersConfigTest {
                 new String[]{"{\"providers\": {\"a\": {\"preset\": \"openai\", \"baseUrl\": \"ftp://x\"}}}", "providers.a.baseUrl must start with http"},
                 new String[]{"{\"providers\": {\"a\": {\"preset\": \"openai\", \"format\": \"gemini\"}}}", "providers.a.format is for the simulated provider"},
                 new String[]{"{\"providers\": {\"a\": {\"preset\": \"sim\", \"apiKeyEnv\": \"not a name\"}}}", "providers.a.apiKeyEnv must be"},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"sim\", \"contextWindow\": 512}}}",
+                        "providers.a.contextWindow must be a whole number of tokens from 1024 to 100000000, was 512"},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"sim\", \"contextWindow\": \"8192\"}}}",
+                        "providers.a.contextWindow must be a whole number of tokens, was \"8192\""},
                 new String[]{"{\"providers\": [", "is not valid JSON"});
         for (String[] c : cases) {
             Files.writeString(file, c[0]);

@@ -45,6 +45,16 @@ class GeminiRequestTest {
     }
 
     @Test
+    void aContextCutIsSentAsAUserTurnHoldingItsNote() {
+        ModelCall call = call(new Entry.ContextCut("[Context note] 4 messages left out", 4), new Entry.User("Tea?"));
+
+        assertThat(Json.write(GeminiRequest.build(call, GeminiRequest.Options.NONE))).isEqualTo(
+                "{\"systemInstruction\":{\"parts\":[{\"text\":\"You forge skills.\"}]},\"contents\":["
+                        + "{\"role\":\"user\",\"parts\":[{\"text\":\"[Context note] 4 messages left out\"}]},"
+                        + "{\"role\":\"user\",\"parts\":[{\"text\":\"Tea?\"}]}]}");
+    }
+
+    @Test
     void storedPartsAreSentForTheModelTurnExactlyAsStored() {
         String stored = "[{\"text\":\"**Plan**\",\"thought\":true},{\"text\":\"Look: \"},{\"text\":\"<shell>skill list</shell>\"},"
                 + "{\"text\":\"\",\"thoughtSignature\":\"Eq8D/+sig==\"},{\"functionCall\":{\"name\":\"x\",\"args\":{\"n\":1.50}}}]";

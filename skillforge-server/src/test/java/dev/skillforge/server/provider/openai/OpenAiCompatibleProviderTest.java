@@ -408,6 +408,14 @@ class OpenAiCompatibleProviderTest extends SimProviderTestBase {
         assertThat(longerMessages).startsWith(shorterMessages.substring(0, shorterMessages.length() - 1) + ",");
     }
 
+    @Test
+    void aContextCutIsSentAsAUserMessageHoldingItsNote() {
+        ModelCall call = call(new Entry.ContextCut("[Context note] 4 messages left out", 4), new Entry.User("Tea?"));
+
+        assertThat(Json.write(OpenAiChatRequest.messages(call))).isEqualTo("[{\"role\":\"system\",\"content\":\"You forge skills.\"},"
+                + "{\"role\":\"user\",\"content\":\"[Context note] 4 messages left out\"},{\"role\":\"user\",\"content\":\"Tea?\"}]");
+    }
+
     // ================================================================ error bodies
 
     @Test
