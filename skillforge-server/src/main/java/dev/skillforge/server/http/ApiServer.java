@@ -166,7 +166,7 @@ public final class ApiServer implements AutoCloseable {
      * {@code conversationId} the turn is the conversation's, and belongs to the server.
      */
     private void agent(Context ctx) throws Exception {
-        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req().getInputStream(), MAX_AGENT_BODY_BYTES));
+        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), MAX_AGENT_BODY_BYTES));
         if (request.conversationId() != null) {
             conversations.streamTurn(ctx, request.conversationId(), request.newMessage());
             return;

@@ -67,7 +67,7 @@ public final class ConversationRoutes {
     }
 
     private void create(Context ctx) throws Exception {
-        JsonNode body = RequestBodies.readJsonObjectOrEmpty(ctx.req().getInputStream(), MAX_SMALL_BODY_BYTES);
+        JsonNode body = RequestBodies.readJsonObjectOrEmpty(ctx.req(), MAX_SMALL_BODY_BYTES);
         String title = body.has("title") ? stringField(body, "title") : null;
         String provider = body.has("provider") ? stringField(body, "provider") : null;
         String model = body.has("model") ? stringField(body, "model") : null;
@@ -87,7 +87,7 @@ public final class ConversationRoutes {
     }
 
     private void rename(Context ctx) throws Exception {
-        JsonNode body = RequestBodies.readJsonObject(ctx.req().getInputStream(), MAX_SMALL_BODY_BYTES);
+        JsonNode body = RequestBodies.readJsonObject(ctx.req(), MAX_SMALL_BODY_BYTES);
         if (!body.has("title")) {
             throw ApiException.badRequest("invalid_request", "'title' is missing: send {\"title\":\"…\"}");
         }
@@ -96,7 +96,7 @@ public final class ConversationRoutes {
 
     private void message(Context ctx) throws Exception {
         String id = ctx.pathParam("id");
-        JsonNode body = RequestBodies.readJsonObject(ctx.req().getInputStream(), MAX_MESSAGE_BODY_BYTES);
+        JsonNode body = RequestBodies.readJsonObject(ctx.req(), MAX_MESSAGE_BODY_BYTES);
         if (!body.has("content")) {
             throw ApiException.badRequest("invalid_request", "'content' is missing: send {\"content\":\"…\"}");
         }

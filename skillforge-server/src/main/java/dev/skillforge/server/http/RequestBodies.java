@@ -3,9 +3,9 @@ package dev.skillforge.server.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.server.json.Json;
+import jakarta.servlet.http.HttpServletRequest;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -18,19 +18,23 @@ public final class RequestBodies {
     }
 
     /** Like {@link #readJsonObject} but an empty body reads as an empty object. */
-    public static JsonNode readJsonObjectOrEmpty(InputStream in, int maxBytes) {
-        byte[] bytes = readLimited(in, maxBytes);
+    public static JsonNode readJsonObjectOrEmpty(HttpServletRequest request, int maxBytes) {
+        byte[] bytes = readLimited(request, maxBytes);
         return bytes.length == 0 ? Json.object() : parseObject(bytes);
     }
 
-    public static JsonNode readJsonObject(InputStream in, int maxBytes) {
-        return parseObject(readLimited(in, maxBytes));
+    public static JsonNode readJsonObject(HttpServletRequest request, int maxBytes) {
+        return parseObject(readLimited(request, maxBytes));
     }
 
-    private static byte[] readLimited(InputStream in, int maxBytes) {
+    private static byte[] readLimited(HttpServletRequest request, int maxBytes) {
+        long declared = request.getContentLengthLong();
         byte[] bytes;
         try {
-            bytes = in.readNBytes(maxBytes + 1);
+            // A declared length is read to its last byte and no further. Jetty checks the minimum data rate before every
+            // read but the first, so a last read that would only find the end of a small body failed it ("came too
+            // slowly", 408) after a pause of some milliseconds on a busy server, though the whole body had come at once.
+            bytes = request.getInputStream().readNBytes((int) (declared >= 0 ? Math.min(declared, maxBytes + 1L) : maxBytes + 1L));
         } catch (IOException e) {
             // Jetty's message is not for clients (it may name internals): say what happened in general terms.
             throw ApiException.badRequest("unreadable_body", "The request body could not be read: it ended early, was malformed"

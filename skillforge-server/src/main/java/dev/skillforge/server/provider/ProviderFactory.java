@@ -96,7 +96,9 @@ public final class ProviderFactory {
     }
 
     private static ConfiguredProvider simulated(ProviderSpec spec, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
-        SimProviderServer sim = SimProviderServer.startOnLoopback(new DemoAgent(ConfiguredProvider.DEMO_CHUNK_DELAY));
+        // The simulation refuses what the configured window cannot hold, as a real provider would.
+        SimProviderServer sim = SimProviderServer.startOnLoopback(new DemoAgent(ConfiguredProvider.DEMO_CHUNK_DELAY),
+                SimProviderServer.Options.DEFAULT.withContextWindow(spec.contextWindow()));
         if (ProviderSpec.SIM_FORMAT_GEMINI.equals(spec.simFormat())) {
             var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), null, SimProviderServer.MODEL,
                     timeouts, retry, GeminiRequest.Options.ALL));

@@ -151,6 +151,22 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
     }
 
     @Test
+    void promptLongerThanTheContextWindowFailsWithTheProvidersWordsAndIsNotRetried() {
+        restartSim(script, SimProviderServer.Options.DEFAULT.withContextWindow(1024));
+        script.then(SimReply.of("must not be asked"));
+
+        ProviderException e = failure(() -> provider().stream(new ModelCall(LONG_SYSTEM, List.of(new Entry.User("hi")), CACHE_KEY),
+                listener, cancellation));
+
+        assertThat(sim.requests()).hasSize(1);
+        long prompt = sim.requests().getFirst().promptTokens();
+        assertThat(e.code()).isEqualTo("provider_http_error");
+        assertThat(e.getMessage()).startsWith("The provider answered HTTP 400: ").contains("1024").contains(String.valueOf(prompt));
+        assertThat(script.remaining()).as("the model never saw the prompt").isEqualTo(1);
+        assertThat(listener.text).isEmpty();
+    }
+
+    @Test
     void overloadedTwiceThenAnsweredSucceedsOnTheThirdRequestWithTheSameBytes() throws Exception {
         script.then(SimReply.of().withFault(new SimReply.HttpError(503, "overloaded", null)))
                 .then(SimReply.of().withFault(new SimReply.HttpError(429, "slow down", "0")))

@@ -72,8 +72,13 @@ public abstract class SimProviderTestBase {
 
     /** Replaces the simulation with one that answers as {@code responder} says instead of the script. */
     protected void restartSim(SimResponder responder) {
+        restartSim(responder, SimProviderServer.Options.DEFAULT);
+    }
+
+    /** Replaces the simulation with one that answers as {@code responder} says, its models as {@code options} say. */
+    protected void restartSim(SimResponder responder, SimProviderServer.Options options) {
         sim.close();
-        sim = SimProviderServer.startOnLoopback(responder);
+        sim = SimProviderServer.startOnLoopback(responder, options);
     }
 
     /** {@link #TIMEOUT} for the answer to come, {@code idle} at most between its data. */

@@ -21,6 +21,25 @@ public interface CacheRule {
     };
 
     /**
+     * A cache kept in whole units of {@code unitTokens}: the hit is the shared prefix rounded down to
+     * a whole number of units, so a prefix shorter than one unit is not cached at all.
+     */
+    static CacheRule wholeUnits(int unitTokens) {
+        if (unitTokens < 1) {
+            throw new IllegalArgumentException("a cache unit must hold at least one token, was " + unitTokens);
+        }
+        return (shared, prompt) -> (long) (Math.min(shared, prompt) / unitTokens) * unitTokens;
+    }
+
+    /**
+     * DeepSeek's context caching on disk: "The cache system uses 64 tokens as a storage unit; content
+     * less than 64 tokens will not be cached" (api-docs.deepseek.com, guides/kv_cache, Additional
+     * Notes; first in the announcement of 2 August 2024, news/news0802), and only a prefix from the
+     * first token on is a hit.
+     */
+    CacheRule DEEPSEEK = wholeUnits(64);
+
+    /**
      * Gemini's implicit caching: prompts of at least {@code minimum} tokens; the whole shared prefix
      * is reported as {@code cachedContentTokenCount} (real Gemini reports somewhat less: 3765 of an
      * identical 4612-token prompt in a recorded stream, by rules it does not publish).

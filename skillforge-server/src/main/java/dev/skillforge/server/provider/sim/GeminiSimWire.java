@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       empty-text part; its sources as {@code groundingMetadata.groundingChunks}.</li>
  *   <li>Like Gemini 3, it answers 400 when a request carries back one of its signed answers without
  *       the signature it was given.</li>
+ *   <li>A prompt longer than the context window is refused as Gemini refuses it: 400 {@code INVALID_ARGUMENT}.</li>
  *   <li>Errors are Google's shape: {@code {"error": {"code", "message", "status"}}}.</li>
  * </ul>
  */
@@ -40,15 +41,17 @@ final class GeminiSimWire {
     private final List<SimRequest> requests;
     private final Runnable onAbort;
     private final AtomicLong ids;
+    private final int contextWindow;
     private final Map<String, PrefixCache> caches = new ConcurrentHashMap<>();
     /** The signatures this simulation gave, by the text of the answer they signed. */
     private final Map<String, Set<String>> signatures = new ConcurrentHashMap<>();
 
-    GeminiSimWire(SimResponder responder, List<SimRequest> requests, Runnable onAbort, AtomicLong ids) {
+    GeminiSimWire(SimResponder responder, List<SimRequest> requests, Runnable onAbort, AtomicLong ids, int contextWindow) {
         this.responder = responder;
         this.requests = requests;
         this.onAbort = onAbort;
         this.ids = ids;
+        this.contextWindow = contextWindow;
     }
 
     void handle(Context ctx) {
@@ -106,9 +109,16 @@ final class GeminiSimWire {
             tokenView.add(new TokenCounter.Message(speaker, text(parts, true)));
         }
         int[] prompt = TokenCounter.promptTokens(tokenView);
-        long cached = caches.computeIfAbsent(model, m -> new PrefixCache(CacheRule.forGeminiModel(m))).lookUpAndStore("", prompt);
+        boolean tooLong = prompt.length > contextWindow;
+        // A refused prompt is never read, so nothing of it is cached.
+        long cached = tooLong ? 0 : caches.computeIfAbsent(model, m -> new PrefixCache(CacheRule.forGeminiModel(m))).lookUpAndStore("", prompt);
         String path = ctx.path() + (ctx.queryString() == null ? "" : "?" + ctx.queryString());
         requests.add(new SimRequest(body, json, null, prompt.length, cached, FORMAT, path, SimProviderServer.headers(ctx)));
+        if (tooLong) {
+            error(ctx, 400, "The input token count (" + prompt.length + ") exceeds the maximum number of tokens allowed ("
+                    + contextWindow + ").");
+            return;
+        }
 
         SimReply reply = responder.reply(messages);
         if (reply.fault() instanceof SimReply.HttpError httpError) {

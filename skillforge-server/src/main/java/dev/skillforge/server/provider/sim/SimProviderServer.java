@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code streamGenerateContent?alt=sse} on the same port ({@link GeminiSimWire}: Gemini's implicit-cache
  * rule, thought signatures, grounding). It serves the offline demo (with {@link DemoAgent}) and the
  * tests (with a {@link SimScript}). It is a simulation and says so: the model is {@value #MODEL} and
- * the demo's answers begin with a notice.
+ * the demo's answers begin with a notice. Like the real APIs, it refuses a prompt longer than the
+ * model's context window ({@link Options}) with HTTP 400 and the provider's own words.
  */
 public final class SimProviderServer implements AutoCloseable {
 
@@ -36,6 +37,7 @@ public final class SimProviderServer implements AutoCloseable {
 
     private final SimResponder responder;
     private final PrefixCache cache;
+    private final int contextWindow;
     private final List<SimRequest> requests = new CopyOnWriteArrayList<>();
     private final AtomicInteger aborts = new AtomicInteger();
     private final AtomicLong ids = new AtomicLong();
@@ -43,10 +45,30 @@ public final class SimProviderServer implements AutoCloseable {
     private final GeminiSimWire gemini;
     private final Javalin app;
 
-    private SimProviderServer(String host, int port, SimResponder responder, CacheRule rule) {
+    /**
+     * What the simulated models are like: the prompt-cache rule of the OpenAI format (Gemini's follows
+     * the model's name, {@link CacheRule#forGeminiModel}) and each format's context window in prompt tokens.
+     */
+    public record Options(CacheRule openAiCacheRule, int openAiContextWindow, int geminiContextWindow) {
+
+        /** OpenAI's cache rule; windows as large as those of the models each format stands for (128K, 1M). */
+        public static final Options DEFAULT = new Options(CacheRule.OPENAI, 131_072, 1_048_576);
+
+        public Options withCacheRule(CacheRule rule) {
+            return new Options(rule, openAiContextWindow, geminiContextWindow);
+        }
+
+        /** The same window, in tokens, for both formats. */
+        public Options withContextWindow(int tokens) {
+            return new Options(openAiCacheRule, tokens, tokens);
+        }
+    }
+
+    private SimProviderServer(String host, int port, SimResponder responder, Options options) {
         this.responder = responder;
-        this.cache = new PrefixCache(rule);
-        this.gemini = new GeminiSimWire(responder, requests, this::recordAbort, ids);
+        this.cache = new PrefixCache(options.openAiCacheRule());
+        this.contextWindow = options.openAiContextWindow();
+        this.gemini = new GeminiSimWire(responder, requests, this::recordAbort, ids, options.geminiContextWindow());
         this.app = Servers.start(host, port, config -> {
             config.http.maxRequestSize = 64L * 1024 * 1024;
             config.routes.post("/v1/chat/completions", this::chatCompletions);
@@ -56,12 +78,21 @@ public final class SimProviderServer implements AutoCloseable {
     }
 
     public static SimProviderServer start(String host, int port, SimResponder responder) {
-        return new SimProviderServer(host, port, responder, CacheRule.OPENAI);
+        return start(host, port, responder, Options.DEFAULT);
+    }
+
+    public static SimProviderServer start(String host, int port, SimResponder responder, Options options) {
+        return new SimProviderServer(host, port, responder, options);
     }
 
     /** Starts on a free loopback port. */
     public static SimProviderServer startOnLoopback(SimResponder responder) {
-        return start("127.0.0.1", 0, responder);
+        return startOnLoopback(responder, Options.DEFAULT);
+    }
+
+    /** Starts on a free loopback port, with models like {@code options} says. */
+    public static SimProviderServer startOnLoopback(SimResponder responder, Options options) {
+        return start("127.0.0.1", 0, responder, options);
     }
 
     public int port() {
@@ -123,8 +154,15 @@ public final class SimProviderServer implements AutoCloseable {
         }
         String cacheKey = Json.text(json, "prompt_cache_key");
         int[] prompt = TokenCounter.promptTokens(messages);
-        long cached = cache.lookUpAndStore(cacheKey == null ? "" : cacheKey, prompt);
+        boolean tooLong = prompt.length > contextWindow;
+        // A refused prompt is never read, so nothing of it is cached.
+        long cached = tooLong ? 0 : cache.lookUpAndStore(cacheKey == null ? "" : cacheKey, prompt);
         requests.add(new SimRequest(body, json, cacheKey, prompt.length, cached, "openai", ctx.path(), headers(ctx)));
+        if (tooLong) {
+            error(ctx, 400, "This model's maximum context length is " + contextWindow + " tokens. However, your messages resulted in "
+                    + prompt.length + " tokens. Please reduce the length of the messages.", "invalid_request_error", "context_length_exceeded");
+            return;
+        }
 
         SimReply reply = responder.reply(messages);
         if (reply.fault() instanceof SimReply.HttpError httpError) {
@@ -271,8 +309,16 @@ public final class SimProviderServer implements AutoCloseable {
     }
 
     private static void error(Context ctx, int status, String message, String type) {
+        error(ctx, status, message, type, null);
+    }
+
+    /** OpenAI's error body; {@code code} ({@code context_length_exceeded}, …) is {@code null} when OpenAI sends none. */
+    private static void error(Context ctx, int status, String message, String type, String code) {
         ObjectNode body = Json.object();
-        body.putObject("error").put("message", message).put("type", type);
+        ObjectNode error = body.putObject("error").put("message", message).put("type", type);
+        if (code != null) {
+            error.put("code", code);
+        }
         ctx.status(status).contentType("application/json").result(Json.write(body));
     }
 
