@@ -4,7 +4,7 @@
 import { api, readEvents } from './api.js';
 import { element, formatCount } from './render.js';
 import { SkillsPanel } from './skills.js';
-import { TurnView } from './turn.js';
+import { TurnView, markContextCut } from './turn.js';
 
 const $ = id => document.getElementById(id);
 const ui = {
@@ -158,6 +158,7 @@ async function send(text) {
       return;
     }
     const cache = { turn: state.lastTurn + 1, lastEventId: 0, events: [] };
+    view.numbered(cache.turn);
     const response = await api.sendMessage(run.id, text, run.controller.signal);
     if (run.stopRequested) {
       api.stop(run.id).catch(() => {}); // the first stop may have come before the turn existed
@@ -204,6 +205,9 @@ async function follow(run, cache, reopen, firstResponse) {
         cache.events.push(data);
         saveSoon(run.id, cache);
         run.view.apply(data);
+        if (data.type === 'context-cut') {
+          markLiveContextCut(run.id, data);
+        }
         if (data.type === 'done' || data.type === 'error') {
           finished = true;
         }
@@ -243,6 +247,19 @@ async function follow(run, cache, reopen, firstResponse) {
 }
 
 const reloadedAfterNoRun = new Map();
+
+/** Marks a cut made in the followed turn; where its kept entry is shown comes from the stored entries. */
+async function markLiveContextCut(id, cut) {
+  const load = state.load;
+  try {
+    const snapshot = await api.conversation(id);
+    if (load === state.load && state.id === id && markContextCut(ui.turns, snapshot.entries, cut.keptFrom, cut.note)) {
+      contentChanged();
+    }
+  } catch {
+    // the mark shows when the conversation is next opened
+  }
+}
 
 async function stop() {
   const run = state.run;
@@ -343,17 +360,22 @@ async function openConversation(id) {
   }
   showEmptyState(snapshot.turns.length === 0);
   state.stick = true;
-  scrollToEnd();
   if (running) {
     reattach(id, running);
   } else {
     clearRunCache(id);
   }
+  for (const turn of snapshot.turns) {
+    if (turn.contextCut) {
+      markContextCut(ui.turns, snapshot.entries, turn.contextCut.keptFromSeq, turn.contextCut.note);
+    }
+  }
+  scrollToEnd();
 }
 
 /** Follows a running turn: what this tab already saw comes from its cache, the rest from the server. */
 function reattach(id, turn) {
-  const view = addTurn(new TurnView(turn.userMessage ?? '', actions));
+  const view = addTurn(new TurnView(turn.userMessage ?? '', actions).numbered(turn.turn));
   const run = startRun(view, id);
   let cache = readRunCache(id);
   if (cache && cache.turn === turn.turn && Array.isArray(cache.events)) {

@@ -26,6 +26,41 @@ export function commandStatus(exitCode, result) {
 const OPEN_OUTPUT_LINES = 12;
 const CONTENT_EVENTS = new Set(['text', 'reasoning', 'tool-call', 'raw-content', 'tool-output', 'usage']);
 
+/**
+ * Marks where the model's view of the conversation starts after a context cut: right above the entry
+ * keptFromSeq (a turn's message, or a step inside a turn too big to keep whole). The messages
+ * above the mark are still shown, but the model no longer sees them: it reads the note instead. A cut
+ * is marked once; false when its entry is not on the page (yet).
+ *
+ * @param turnsEl the element holding the turns' elements
+ * @param entries the conversation's stored entries (GET /api/conversations/{id}), which hold that seq
+ */
+export function markContextCut(turnsEl, entries, keptFromSeq, note) {
+  if (turnsEl.querySelector(`.context-cut[data-kept-from="${keptFromSeq}"]`)) {
+    return true;
+  }
+  const entry = entries.find(e => e.seq === keptFromSeq);
+  const turnEl = entry && turnsEl.querySelector(`.turn[data-turn="${entry.turn}"]`);
+  if (!turnEl) {
+    return false;
+  }
+  let above = turnEl.firstElementChild; // the person's message
+  if (entry.role === 'assistant') {
+    const step = entries.filter(e => e.turn === entry.turn && e.role === 'assistant' && e.seq < keptFromSeq).length;
+    above = turnEl.querySelector(`.iteration[data-iteration="${step}"]`);
+  }
+  if (!above) {
+    return false; // that step is not shown yet (a turn being replayed): its event marks it
+  }
+  const mark = element('details', 'context-cut');
+  mark.dataset.keptFrom = String(keptFromSeq);
+  mark.append(
+    element('summary', null, 'The conversation outgrew the model\'s context window: the model no longer sees the messages above this line.'),
+    element('pre', 'context-note', note));
+  above.before(mark);
+  return true;
+}
+
 export class TurnView {
   /**
    * @param userMessage the person's message, shown as sent
@@ -41,8 +76,6 @@ export class TurnView {
 
     this.el = element('article', 'turn');
     this.el.dataset.status = 'running';
-    this.cutEl = element('details', 'context-cut');
-    this.cutEl.hidden = true;
     const user = element('div', 'message user');
     user.append(element('div', 'bubble user-text', userMessage));
     this.answer = element('div', 'message assistant');
@@ -59,15 +92,13 @@ export class TurnView {
     this.rawEl.append(element('summary', null, 'Raw transcript'));
     this.rawEl.hidden = true;
     this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.rawEl);
-    this.el.append(this.cutEl, user, this.answer);
+    this.el.append(user, this.answer);
   }
 
-  /** Says that the model's view of the conversation was cut before this turn's answer, and shows the note it read instead. */
-  showContextCut(note) {
-    this.cutEl.replaceChildren(
-      element('summary', null, 'The conversation outgrew the model\'s context window: the model no longer sees the messages above this line.'),
-      element('pre', 'context-note', note));
-    this.cutEl.hidden = false;
+  /** The server's number of this turn (0, 1, 2, …), once known: what a context cut's mark finds it by. */
+  numbered(turnNumber) {
+    this.el.dataset.turn = String(turnNumber);
+    return this;
   }
 
   // ---- building from events -------------------------------------------------------------------
@@ -116,8 +147,7 @@ export class TurnView {
         this.addSource(event.url, event.title);
         break;
       case 'context-cut':
-        this.showContextCut(event.note);
-        break;
+        break; // marked where the model's view now starts, which may be an earlier turn: see markContextCut
       case 'iteration-end':
         if (event.hasMoreCommands) {
           this.setProgress('Thinking…');
@@ -183,11 +213,7 @@ export class TurnView {
    * The text shown is exactly the stored rawContent; nothing is re-derived from events.
    */
   static fromStored(turn, entries, actions) {
-    const view = new TurnView(turn.userMessage ?? '', actions);
-    view.turnNumber = turn.turn;
-    if (turn.contextCut) {
-      view.showContextCut(turn.contextCut.note);
-    }
+    const view = new TurnView(turn.userMessage ?? '', actions).numbered(turn.turn);
     const assistants = entries.filter(e => e.turn === turn.turn && e.role === 'assistant');
     (turn.iterations || []).forEach((stored, i) => {
       const it = view.iteration(i);

@@ -112,6 +112,12 @@ abstract class BrowserTest {
         return server;
     }
 
+    /** Starts the server with this test's simulated provider and a context window of {@code contextWindow} tokens. */
+    ServerHarness start(SimResponder responder, int contextWindow) throws IOException {
+        server = new ServerHarness(data, responder, contextWindow);
+        return server;
+    }
+
     /** Opens the page at {@code path} of the server in a fresh browser context (desktop size). */
     Page open(String path) {
         return open(path, 1280, 860, null);
