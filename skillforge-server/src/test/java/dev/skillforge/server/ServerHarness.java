@@ -8,6 +8,8 @@ import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
+import dev.skillforge.server.provider.gemini.GeminiProvider;
+import dev.skillforge.server.provider.gemini.GeminiRequest;
 import dev.skillforge.server.provider.openai.OpenAiChatRequest;
 import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
 import dev.skillforge.server.provider.sim.SimProviderServer;
@@ -25,8 +27,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * A real server for tests: the simulated provider on a loopback port, the OpenAI-compatible client
- * talking to it over HTTP, the skill commands on a temporary folder, conversations in an SQLite file
- * there (optionally behind a store decorator), and the API on another port.
+ * (or the Gemini client, for providers in Gemini's format) talking to it over HTTP, the skill commands
+ * on a temporary folder, conversations in an SQLite file there (optionally behind a store decorator),
+ * and the API on another port.
  */
 public final class ServerHarness implements AutoCloseable {
 
@@ -35,6 +38,20 @@ public final class ServerHarness implements AutoCloseable {
     public static final String OTHER_MODEL = "other-model";
 
     public static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1));
+
+    /** A provider on the simulated server: its name, its model, its wire format (OpenAI's or Gemini's) and its context window. */
+    public record SimProvider(String name, String model, boolean gemini, int contextWindow) {
+        public static SimProvider openAi(String name, String model, int contextWindow) {
+            return new SimProvider(name, model, false, contextWindow);
+        }
+
+        public static SimProvider gemini(String name, String model, int contextWindow) {
+            return new SimProvider(name, model, true, contextWindow);
+        }
+    }
+
+    /** Two named OpenAI-format providers, so tests can fix conversations to either: "sim" (the default) and {@link #OTHER_PROVIDER}. */
+    public static final List<SimProvider> DEFAULT_PROVIDERS = defaultProviders(ProviderPreset.SIM.defaultContextWindow());
 
     public final SimProviderServer sim;
     public final SkillForgeServer server;
@@ -65,23 +82,27 @@ public final class ServerHarness implements AutoCloseable {
 
     /** @param contextWindow the providers' context window in tokens, small to make conversations outgrow it */
     public ServerHarness(Path dataDir, SimResponder responder, int contextWindow) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(), contextWindow);
+        this(dataDir, responder, SecuritySettings.defaults(), defaultProviders(contextWindow));
     }
 
     public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security) throws IOException {
-        this(dataDir, responder, providerTimeout, retry, wrapStore, security, ProviderPreset.SIM.defaultContextWindow());
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, DEFAULT_PROVIDERS);
+    }
+
+    /** @param providers the configured providers, all on the one simulated server; the first is the default */
+    public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security, List<SimProvider> providers) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers);
     }
 
     private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
-                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, int contextWindow) throws IOException {
+                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers)
+            throws IOException {
         sim = SimProviderServer.startOnLoopback(responder);
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
-        // Two named providers on the one simulated server, so tests can fix conversations to either.
-        var providers = ProviderRegistry.of("sim", List.of(
-                simProvider("sim", SimProviderServer.MODEL, timeouts, retry, contextWindow),
-                simProvider(OTHER_PROVIDER, OTHER_MODEL, timeouts, retry, contextWindow)));
-        server = new SkillForgeServer("127.0.0.1", 0, dataDir, AgentLoop.DEFAULT_MAX_ITERATIONS, providers,
+        var registry = ProviderRegistry.of(providers.getFirst().name(),
+                providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
+        server = new SkillForgeServer("127.0.0.1", 0, dataDir, AgentLoop.DEFAULT_MAX_ITERATIONS, registry,
                 JdbcConversationStore.open(null, null, null, dataDir), wrapStore, security);
         skills = server.skills;
         database = server.database;
@@ -89,11 +110,22 @@ public final class ServerHarness implements AutoCloseable {
         conversations = server.conversations;
     }
 
-    private ConfiguredProvider simProvider(String name, String model, StreamingHttp.Timeouts timeouts, RetryPolicy retry,
-                                           int contextWindow) {
+    private static List<SimProvider> defaultProviders(int contextWindow) {
+        return List.of(SimProvider.openAi("sim", SimProviderServer.MODEL, contextWindow),
+                SimProvider.openAi(OTHER_PROVIDER, OTHER_MODEL, contextWindow));
+    }
+
+    private ConfiguredProvider configured(SimProvider provider, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
+        if (provider.gemini()) {
+            var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), "test-key", provider.model(),
+                    timeouts, retry, GeminiRequest.Options.ALL));
+            return new ConfiguredProvider(client, provider.name(), provider.model(), true, GeminiRequest::conversation, () -> { },
+                    provider.name(), false, provider.contextWindow());
+        }
         var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key",
-                model, true, timeouts, retry));
-        return new ConfiguredProvider(client, name, model, true, OpenAiChatRequest::messages, () -> { }, name, false, contextWindow);
+                provider.model(), true, timeouts, retry));
+        return new ConfiguredProvider(client, provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
+                provider.name(), false, provider.contextWindow());
     }
 
     /** For a test that makes cache breaks on purpose: {@link #close()} does not fail on them. */

@@ -114,24 +114,50 @@ public final class SseClient {
 
     /** Reads up to {@code max} events (comments skipped), or until the body ends. */
     public static List<Event> readEvents(InputStream body, int max) throws IOException {
-        BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+        EventReader reader = new EventReader(body);
         List<Event> events = new ArrayList<>();
-        long id = -1;
-        StringBuilder data = null;
-        String line;
-        while (events.size() < max && (line = reader.readLine()) != null) {
-            if (line.isEmpty()) {
-                if (data != null) {
-                    events.add(new Event(id, Json.parse(data.toString())));
-                    data = null;
-                }
-            } else if (line.startsWith("id: ")) {
-                id = Long.parseLong(line.substring(4));
-            } else if (line.startsWith("data: ")) {
-                data = data == null ? new StringBuilder(line.substring(6)) : data.append('\n').append(line.substring(6));
-            }
+        Event event;
+        while (events.size() < max && (event = reader.next()) != null) {
+            events.add(event);
         }
         return events;
+    }
+
+    /**
+     * An event stream read one event at a time, for a client that acts while the stream goes on. One
+     * reader per stream: what it buffered ahead is not lost between two calls.
+     */
+    public static final class EventReader implements AutoCloseable {
+        private final BufferedReader reader;
+        /** The last {@code id:} seen: an event without one keeps it, as in EventSource. */
+        private long id = -1;
+
+        public EventReader(InputStream body) {
+            this.reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+        }
+
+        /** The next event (comments skipped), or {@code null} when the body ended. */
+        public Event next() throws IOException {
+            StringBuilder data = null;
+            String line;
+            while ((line = reader.readLine()) != null) {
+                if (line.isEmpty()) {
+                    if (data != null) {
+                        return new Event(id, Json.parse(data.toString()));
+                    }
+                } else if (line.startsWith("id: ")) {
+                    id = Long.parseLong(line.substring(4));
+                } else if (line.startsWith("data: ")) {
+                    data = data == null ? new StringBuilder(line.substring(6)) : data.append('\n').append(line.substring(6));
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public void close() throws IOException {
+            reader.close();
+        }
     }
 
     public static String userMessage(String content) {
