@@ -128,6 +128,17 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
     }
 
     @Test
+    void answerCutOffByTheOutputLimitIsAFailureSoAHalfWrittenCommandIsNeverRun() {
+        script.then(SimReply.of("<shell>skill set x\n", "---\nname: x").withFinishReason("MAX_TOKENS"));
+
+        ProviderException e = failure(() -> provider().stream(call(new Entry.User("hi")), listener, cancellation));
+
+        assertThat(e.code()).isIn("provider_finish_length", "provider_finish_max_tokens");
+        assertThat(e.getMessage()).contains("output token limit").contains("cut off");
+        assertThat(nonEmpty(listener.text)).containsExactly("<shell>skill set x\n", "---\nname: x");
+    }
+
+    @Test
     void streamThatEndsBeforeTheAnswerIsCompleteIsTruncated() {
         script.then(SimReply.of("a", "b", "c").withFault(new SimReply.Truncate(2)));
 

@@ -22,8 +22,9 @@ import java.time.Duration;
  * DeepSeek, OpenRouter, vLLM, llama.cpp, Ollama, the simulated provider).
  *
  * <p>Failures become {@link ProviderException}s with the provider's own message: an HTTP error
- * status, {@code data: {"error": …}} mid-stream, a body that ends without {@code [DONE]}, a stall
- * longer than the idle timeout. A 429 or 5xx answer, or a failed connection, is retried with backoff
+ * status, {@code data: {"error": …}} mid-stream, a body that ends without {@code [DONE]}, an answer
+ * cut off by the output limit or a content filter ({@code finish_reason} {@code length} or
+ * {@code content_filter}), a stall longer than the idle timeout. A 429 or 5xx answer, or a failed connection, is retried with backoff
  * (honouring {@code Retry-After}); that happens only before the response body was read, so never
  * after text reached the client (the HTTP side is {@link ProviderCalls}, shared with the Gemini client).
  */
@@ -92,6 +93,16 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
         if (!parser.sawDone()) {
             throw new ProviderException("provider_stream_truncated",
                     "The provider stream ended without [DONE]: the answer is incomplete");
+        }
+        // A cut-off answer is a failure, not a short answer: a command in it may be cut in half.
+        String finish = parser.finishReason();
+        if ("length".equals(finish)) {
+            throw new ProviderException("provider_finish_length",
+                    "The model reached its output token limit: the answer is cut off (finish_reason length)");
+        }
+        if ("content_filter".equals(finish)) {
+            throw new ProviderException("provider_finish_content_filter",
+                    "The provider's content filter stopped the answer: the text so far is incomplete (finish_reason content_filter)");
         }
         return new ModelReply(parser.replay(), parser.usage());
     }
