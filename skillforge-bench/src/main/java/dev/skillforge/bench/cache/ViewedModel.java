@@ -22,6 +22,7 @@ record ViewedModel(ModelProvider client, ContextView view) implements ModelProvi
 
     /** The call as the baseline sends it. */
     ModelCall viewed(ModelCall call) {
-        return new ModelCall(call.systemPrompt(), view.prepare(new Transcript(call.entries()), call.systemPrompt()), call.cacheKey());
+        return new ModelCall(call.systemPrompt(), view.prepare(new Transcript(call.entries()), call.systemPrompt()), call.cacheKey(),
+                call.iteration());
     }
 }

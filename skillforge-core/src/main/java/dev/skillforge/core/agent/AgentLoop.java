@@ -18,9 +18,9 @@ import java.util.List;
  *
  * <p>Transcript rules kept here: the assistant output is appended verbatim, exactly as streamed;
  * every assistant entry that holds commands is followed by one tool entry, also on a stop (commands
- * that did not run say so); a failed model call appends nothing, so the transcript stays as it was
- * after the last complete iteration. On a stop during streaming, the text the person already saw is
- * kept as the assistant entry.
+ * that did not run say so); a failed model call appends nothing of its own, so the transcript stays
+ * as it was after the last complete iteration (plus a context cut made before the call, if one was).
+ * On a stop during streaming, the text the person already saw is kept as the assistant entry.
  */
 public final class AgentLoop {
 
@@ -92,7 +92,7 @@ public final class AgentLoop {
                 IterationOutput output = new IterationOutput(iteration);
                 ModelReply reply;
                 try {
-                    reply = provider.stream(new ModelCall(systemPrompt, view(iteration), cacheKey), output, cancellation);
+                    reply = provider.stream(new ModelCall(systemPrompt, view(iteration), cacheKey, iteration), output, cancellation);
                 } catch (ProviderException | RuntimeException e) {
                     if (cancellation.isCancelled()) {
                         if (!output.text.isEmpty()) {
@@ -102,7 +102,7 @@ public final class AgentLoop {
                         sink.accept(new AgentEvent.IterationEnd(iteration, false));
                         return done(iteration, StopReason.CANCELLED, iteration + 1);
                     }
-                    // Nothing of a failed call is stored; the commands it announced are closed so no client waits on them.
+                    // Nothing the failed call produced is stored (a context cut made for it stays); the commands it announced are closed so no client waits on them.
                     for (ShellCommand announced : output.commands) {
                         sink.accept(new AgentEvent.ToolResult(iteration, announced.id(), announced.command(), NOT_RUN_AFTER_FAILURE, NOT_RUN_EXIT_CODE));
                     }

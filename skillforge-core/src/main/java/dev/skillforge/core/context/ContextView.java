@@ -41,7 +41,8 @@ public interface ContextView {
             return entries;
         }
         Entry.ContextCut cut = (Entry.ContextCut) entries.get(last);
-        List<Entry> view = new ArrayList<>(entries.size() - cut.keepFrom() + 1);
+        // keepFrom past the end (only a bad stored value) must not make the capacity negative
+        List<Entry> view = new ArrayList<>(Math.max(1, entries.size() - cut.keepFrom() + 1));
         view.add(cut);
         for (Entry entry : entries.subList(Math.min(cut.keepFrom(), entries.size()), entries.size())) {
             if (!(entry instanceof Entry.ContextCut)) {

@@ -39,4 +39,11 @@ class ContextViewTest {
         assertThat(ContextView.WHOLE.prepare(transcript, "system")).containsExactly(second, ANSWER_2, OUTPUT_2, ASK_3);
         assertThat(transcript.entries()).as("the whole view never appends").isEqualTo(entries);
     }
+
+    @Test
+    void aCutThatKeepsFromPastTheEndLeavesOnlyItsNoteInsteadOfFailing() {
+        Entry.ContextCut beyond = new Entry.ContextCut("[Context note] bad", 10);
+
+        assertThat(ContextView.visible(List.of(ASK_1, beyond))).containsExactly(beyond);
+    }
 }

@@ -7,11 +7,9 @@ import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
-import dev.skillforge.core.transcript.Entry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -47,7 +45,7 @@ public final class CacheDebug implements ModelProvider {
     /** Logs the line for one finished call; {@code possibleCachedTokens} is {@code null} when unknown. */
     static void log(ModelCall call, String provider, String model, Usage usage, Long possibleCachedTokens) {
         if (log.isInfoEnabled()) {
-            log.info(line(call.cacheKey(), provider, model, iteration(call.entries()), usage, possibleCachedTokens));
+            log.info(line(call.cacheKey(), provider, model, call.iteration(), usage, possibleCachedTokens));
         }
     }
 
@@ -62,19 +60,6 @@ public final class CacheDebug implements ModelProvider {
             line.append(" possibleShare=").append(share(possibleCachedTokens, usage.inputTokens()));
         }
         return line.toString();
-    }
-
-    /**
-     * The 0-based iteration of the turn a call belongs to: the loop appends an assistant and a tool
-     * entry per finished iteration after the user's message.
-     */
-    static int iteration(List<Entry> entries) {
-        for (int i = entries.size() - 1; i >= 0; i--) {
-            if (entries.get(i) instanceof Entry.User) {
-                return (entries.size() - 1 - i) / 2;
-            }
-        }
-        return 0;
     }
 
     /** {@code part / whole} as a percentage with one decimal, or {@code unknown}. */

@@ -41,7 +41,7 @@ import java.util.function.Function;
  * which are immutable), from which the old message is serialised again only to report a break.
  * A conversation the guard forgot (evicted, or a restart) starts over without a check. A request whose
  * view starts with a different {@link Entry.ContextCut} than the previous one is a context cut, not a
- * break: logged at INFO and counted apart.
+ * break (only the system prompt before it must be the same): logged at INFO.
  */
 public final class PrefixGuard implements ModelProvider {
 
@@ -63,14 +63,10 @@ public final class PrefixGuard implements ModelProvider {
                         int previousMessages, int messages) {
     }
 
-    /** Told of what the guard finds (the metrics). */
+    /** Told of every cache break the guard finds (the metrics). */
     @FunctionalInterface
     public interface Observer {
         void cacheBreak(Break found);
-
-        /** A context cut (a deliberate new start, not a break) in {@code conversation}'s request {@code request}. */
-        default void contextCut(String conversation, String provider, String model, long request) {
-        }
     }
 
     private record Sent(ModelCall call, byte[][] digests, long request, Long promptTokens) {
@@ -134,9 +130,10 @@ public final class PrefixGuard implements ModelProvider {
             // The conversation outgrew the context window and its view starts over after a note: by design, not a break.
             log.info("Context cut in conversation {} ({} {}): request {} leaves out entries before {} and starts a new cached prefix",
                     call.cacheKey(), provider, model, request, note.keepFrom());
-            observer.contextCut(call.cacheKey(), provider, model, request);
-        } else if (previous != null) {
-            Break found = compare(call.cacheKey(), request, previous, messages, digests);
+        }
+        if (previous != null) {
+            // After a cut only what comes before the entries (the system prompt, message 0) must still be the same.
+            Break found = compare(call.cacheKey(), request, previous, messages, digests, cut ? 1 : Integer.MAX_VALUE);
             if (found != null) {
                 observer.cacheBreak(found);
                 if (strict) {
@@ -165,10 +162,13 @@ public final class PrefixGuard implements ModelProvider {
         return reply;
     }
 
-    /** The first difference of {@code messages} from the previous request's, or {@code null} when they start with them. */
-    private Break compare(String key, long request, Sent previous, List<String> messages, byte[][] digests) {
+    /**
+     * The first difference of {@code messages} from the previous request's, or {@code null} when they
+     * start with them; only the first {@code checked} messages are compared.
+     */
+    private Break compare(String key, long request, Sent previous, List<String> messages, byte[][] digests, int checked) {
         byte[][] old = previous.digests();
-        int common = Math.min(old.length, digests.length);
+        int common = Math.min(checked, Math.min(old.length, digests.length));
         int index = -1;
         for (int i = 0; i < common; i++) {
             if (!Arrays.equals(old[i], digests[i])) {
@@ -176,7 +176,7 @@ public final class PrefixGuard implements ModelProvider {
                 break;
             }
         }
-        if (index < 0 && digests.length >= old.length) {
+        if (index < 0 && (digests.length >= old.length || common == checked)) {
             return null;
         }
         int offset = 0;

@@ -128,9 +128,9 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
                 }
             } else if (entry.kind().equals("tool") && current != null) {
                 current.put("toolOutput", entry.content());
-            } else if (entry.kind().equals(HotConversation.CONTEXT)) {
+            } else if (entry.kind().equals(HotConversation.CONTEXT) && HotConversation.keepFromOf(entry) >= 0) {
                 // The model's view was cut before this turn's next call: say so where it happened.
-                view.putObject("contextCut").put("keptFromSeq", Integer.parseInt(entry.replayData())).put("note", entry.content());
+                view.putObject("contextCut").put("keptFromSeq", HotConversation.keepFromOf(entry)).put("note", entry.content());
             }
         }
         for (String field : List.of("usage", "stopReason", "error")) {

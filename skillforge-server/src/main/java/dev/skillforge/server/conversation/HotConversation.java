@@ -112,11 +112,34 @@ final class HotConversation {
         };
     }
 
+    /**
+     * The seq a stored context cut keeps from: {@code 0 <= keepFrom < seq} (a cut keeps entries before
+     * itself), or -1 when its replay columns do not say so (not written by {@link #recordAppend}).
+     */
+    static int keepFromOf(StoredEntry stored) {
+        if (!KEEP_FROM.equals(stored.replayFormat()) || stored.replayData() == null) {
+            return -1;
+        }
+        try {
+            int keepFrom = Integer.parseInt(stored.replayData());
+            return keepFrom >= 0 && keepFrom < stored.seq() ? keepFrom : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
     static Entry entryOf(StoredEntry stored) {
         return switch (stored.kind()) {
             case "user" -> new Entry.User(stored.content());
             case "tool" -> new Entry.Tool(stored.content());
-            case CONTEXT -> new Entry.ContextCut(stored.content(), Integer.parseInt(stored.replayData()));
+            case CONTEXT -> {
+                int keepFrom = keepFromOf(stored);
+                if (keepFrom < 0) {
+                    throw new IllegalStateException("context entry " + stored.seq() + " of conversation " + stored.conversationId()
+                            + " in the store keeps from no entry before it (replay " + stored.replayFormat() + " " + stored.replayData() + ")");
+                }
+                yield new Entry.ContextCut(stored.content(), keepFrom);
+            }
             case "assistant" -> new Entry.Assistant(stored.content(),
                     stored.replayFormat() == null ? null : new ProviderReplay(stored.replayFormat(), stored.replayData()));
             default -> throw new IllegalStateException("unknown entry kind in the store: " + stored.kind());

@@ -64,13 +64,6 @@ public final class ServerMetrics implements PrefixGuard.Observer {
         cacheBreaks.increment();
     }
 
-    /** Counts a context cut: a conversation outgrew its model's context window and its view started over. */
-    @Override
-    public void contextCut(String conversation, String provider, String model, long request) {
-        Counter.builder("skillforge.context.cuts").description("Context cuts: conversations whose view was cut to fit the model's context window")
-                .tag("provider", provider).tag("model", model).register(registry).increment();
-    }
-
     /** Cache breaks counted so far, over every provider. */
     public long cacheBreaks() {
         return (long) cacheBreaks.count();
@@ -109,6 +102,10 @@ public final class ServerMetrics implements PrefixGuard.Observer {
                 case AgentEvent.ToolResult e -> Counter.builder("skillforge.commands").description("Commands by status")
                         .tag("status", commandStatus(e)).register(registry).increment();
                 case AgentEvent.UsageReport e -> tokens(e.usage());
+                // One event per stored cut, also for the first request after a restart.
+                case AgentEvent.ContextCut e -> Counter.builder("skillforge.context.cuts")
+                        .description("Context cuts: conversations whose view was cut to fit the model's context window")
+                        .tag("provider", provider).tag("model", model).register(registry).increment();
                 case AgentEvent.Done e -> end(switch (e.stopReason()) {
                     case COMPLETE, MAX_ITERATIONS -> "complete";
                     case CANCELLED -> "cancelled";

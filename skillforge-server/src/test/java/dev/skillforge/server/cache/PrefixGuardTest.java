@@ -27,18 +27,7 @@ class PrefixGuardTest {
     private static final String USER_JSON_PREFIX = "{\"role\":\"user\",\"content\":\"";
 
     private final List<PrefixGuard.Break> breaks = new ArrayList<>();
-    private final List<Long> cutRequests = new ArrayList<>();
-    private final PrefixGuard.Observer observer = new PrefixGuard.Observer() {
-        @Override
-        public void cacheBreak(PrefixGuard.Break found) {
-            breaks.add(found);
-        }
-
-        @Override
-        public void contextCut(String conversation, String provider, String model, long request) {
-            cutRequests.add(request);
-        }
-    };
+    private final PrefixGuard.Observer observer = breaks::add;
     private final List<ModelCall> delegated = new ArrayList<>();
     private final ModelProvider model = (call, listener, cancellation) -> {
         delegated.add(call);
@@ -158,8 +147,7 @@ class PrefixGuardTest {
         call(guard, "c1", List.of(cut, espresso, new Entry.Assistant("Done."), new Entry.User("Tea?")));
         call(guard, "c1", List.of(later, new Entry.User("Tea?")));
 
-        assertThat(breaks).isEmpty();
-        assertThat(cutRequests).containsExactly(2L, 4L);
+        assertThat(breaks).as("strict: a break would have thrown").isEmpty();
         assertThat(delegated).hasSize(4);
         assertThatThrownBy(() -> call(guard, "c1", List.of(later, new Entry.User("Tea!"))))
                 .isInstanceOf(ProviderException.class);
@@ -173,15 +161,22 @@ class PrefixGuardTest {
         call(guard, "c1", List.of(new Entry.ContextCut("[Context note] 2 messages left out", 2), espresso));
         call(guard, "c1", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Saved."), espresso));
 
-        assertThat(cutRequests).isEmpty();
         assertThat(breaks).singleElement().satisfies(found -> assertThat(found.messageIndex()).isEqualTo(1));
     }
 
     @Test
+    void aContextCutThatAlsoChangesTheSystemPromptIsABreakAtMessageZero() throws Exception {
+        PrefixGuard guard = guard(false);
+        Entry.User espresso = new Entry.User("And espresso?");
+        call(guard, "c1", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Saved."), espresso));
+        guard.stream(new ModelCall(SYSTEM + " Today is Sunday.", List.of(new Entry.ContextCut("[Context note] 2 messages left out", 2),
+                espresso), "c1"), NO_OUTPUT, new Cancellation());
+
+        assertThat(breaks).singleElement().satisfies(found -> assertThat(found.messageIndex()).isEqualTo(0));
+    }
+
+    @Test
     void theDebugLineSaysTheSharesAndTheIteration() {
-        ModelCall third = new ModelCall(SYSTEM, List.of(new Entry.User("a"), new Entry.Assistant("b"), new Entry.Tool("c"),
-                new Entry.Assistant("d"), new Entry.Tool("e")), "c1");
-        assertThat(CacheDebug.iteration(third.entries())).isEqualTo(2);
         assertThat(CacheDebug.line("c1", "sim", "m", 2, new Usage(2000L, 10L, 1536L), 1920L))
                 .isEqualTo("[Cache Debug] conversation=c1 provider=sim model=m iteration=2 promptTokens=2000 cachedTokens=1536"
                         + " cachedShare=76.8% possibleShare=96.0%");
