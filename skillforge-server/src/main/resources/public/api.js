@@ -43,7 +43,9 @@ const skillPath = name => '/api/skills/' + encodeURIComponent(name);
 export const api = {
   health: () => call('GET', '/healthz'),
   listConversations: () => call('GET', '/api/conversations?limit=100'),
-  createConversation: () => call('POST', '/api/conversations', {}),
+  providers: () => call('GET', '/api/providers'),
+  /** A new conversation, fixed to {@code provider} (a configured name) or, without one, to the default. */
+  createConversation: provider => call('POST', '/api/conversations', provider ? { provider } : {}),
   conversation: id => call('GET', conversationPath(id)),
   rename: (id, title) => call('PATCH', conversationPath(id), { title }),
   remove: id => call('DELETE', conversationPath(id)),

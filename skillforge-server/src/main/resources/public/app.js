@@ -1,7 +1,8 @@
 // The chat page: conversations, sending a message and following its turn, stop, re-attaching after
-// a reload or a switch, the provider label, theme and layout. It talks only to the server's API.
+// a reload or a switch, the provider picker and label, theme and layout. It talks only to the server's API.
 
 import { api, readEvents } from './api.js';
+import { ProviderPicker, describeProvider } from './providers.js';
 import { element, formatCount } from './render.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
@@ -45,6 +46,14 @@ const actions = {
 };
 
 const skills = new SkillsPanel(message => toast(message));
+
+// A new chat's provider: chosen before its first message (a conversation keeps its provider for good).
+const picker = new ProviderPicker({
+  box: $('provider-picker'),
+  select: $('provider-select'),
+  note: $('provider-note'),
+  onChange: provider => showProvider(provider),
+});
 
 // ---- the run cache: what this tab saw of a running turn, so a reload shows it at once and asks the
 // server only for what it missed (Last-Event-ID). sessionStorage: per tab, gone with the tab.
@@ -143,12 +152,15 @@ async function send(text) {
   const run = startRun(view, state.id);
   try {
     if (!run.id) {
-      const created = await api.createConversation();
+      const chosen = picker.several ? picker.chosen() : null;
+      const created = await api.createConversation(chosen ? chosen.name : undefined);
       run.id = created.id;
       if (!run.detached) {
         state.id = created.id;
         state.lastTurn = -1;
         history.pushState(null, '', '#/c/' + created.id);
+        picker.show(false);
+        showConversationProvider(created);
       }
     }
     if (run.stopRequested) {
@@ -312,6 +324,9 @@ function newChat() {
   state.lastTurn = -1;
   ui.turns.replaceChildren();
   showConversationUsage(null);
+  picker.reset();
+  picker.show(true);
+  showProvider(picker.chosen());
   showEmptyState(true);
   if (location.hash) {
     history.pushState(null, '', location.pathname + location.search);
@@ -326,6 +341,7 @@ async function openConversation(id) {
   detachRun();
   const load = ++state.load;
   state.id = id;
+  picker.show(false);
   markCurrent();
   closeSidebarOnPhone();
   let snapshot;
@@ -348,6 +364,7 @@ async function openConversation(id) {
   }
   ui.turns.replaceChildren();
   showConversationUsage(snapshot.usage);
+  showConversationProvider(snapshot);
   state.lastTurn = -1;
   let running = null;
   for (const turn of snapshot.turns) {
@@ -619,21 +636,73 @@ for (const example of document.querySelectorAll('.example')) {
 
 // ---- chrome: provider label, theme, sidebar, notices ------------------------------------------
 
-async function showProvider() {
-  try {
-    const health = await api.health();
-    const provider = health.provider || {};
+/**
+ * The provider in the top bar: the shown conversation's, or the one a new chat will get. With one
+ * provider configured it reads as it always did; with several it names the provider and its model.
+ */
+function showProvider(provider) {
+  ui.provider.classList.remove('simulated', 'offline', 'several');
+  ui.provider.removeAttribute('title');
+  ui.simNotice.hidden = !(provider && provider.simulated);
+  if (!provider) {
+    ui.provider.textContent = '';
+    return;
+  }
+  const { label, note } = describeProvider(provider);
+  if (!picker.several) {
     if (provider.simulated) {
       ui.provider.textContent = 'Simulated provider · offline demo';
       ui.provider.classList.add('simulated');
       ui.provider.title = 'No real model is answering: the server runs a simulated provider (no key configured).';
-      ui.simNotice.hidden = false;
     } else {
-      ui.provider.textContent = [provider.name, provider.model].filter(Boolean).join(' · ');
+      ui.provider.textContent = label;
     }
+    return;
+  }
+  ui.provider.classList.add('several');
+  ui.provider.textContent = note ? label + ' · ' + note : label;
+  ui.provider.title = (state.id ? 'This conversation\'s provider: ' : 'A new chat goes to: ') + label
+      + (provider.simulated ? ' (simulated: not a real model)' : note ? ' (' + note + ')' : '');
+  if (provider.simulated) {
+    ui.provider.classList.add('simulated');
+  }
+}
+
+/** The top bar for a stored conversation: its own provider and model (a summary or a snapshot). */
+function showConversationProvider(conversation) {
+  if (state.id !== conversation.id) {
+    return;
+  }
+  const configured = picker.find(conversation.provider);
+  if (configured || conversation.provider) {
+    showProvider({ ...configured, name: conversation.provider, model: conversation.model || (configured && configured.model) });
+  }
+}
+
+/** Loads the providers, then labels what is shown; falls back to /healthz's one provider. */
+async function loadProviders() {
+  if (await picker.load()) {
+    if (state.id === null) {
+      showProvider(picker.chosen());
+    } else {
+      refreshConversationProvider(state.id);
+    }
+    return;
+  }
+  try {
+    const health = await api.health();
+    showProvider(health.provider || {});
   } catch {
     ui.provider.textContent = 'Server unreachable';
     ui.provider.classList.add('offline');
+  }
+}
+
+async function refreshConversationProvider(id) {
+  try {
+    showConversationProvider(await api.conversation(id));
+  } catch {
+    // the label comes with the next open
   }
 }
 
@@ -725,12 +794,13 @@ window.addEventListener('hashchange', () => {
 // ---- start ------------------------------------------------------------------------------------
 
 applyTheme(storedTheme());
-showProvider();
 refreshConversations();
 const initial = idFromHash();
 if (initial) {
   openConversation(initial);
 } else {
+  picker.show(true);
   showEmptyState(true);
 }
+loadProviders();
 ui.body.dataset.ready = 'true';

@@ -118,6 +118,14 @@ abstract class BrowserTest {
         return server;
     }
 
+    /** Starts the server with one provider only, "sim" (the harness has two by default). */
+    ServerHarness startWithOneProvider(SimResponder responder) throws IOException {
+        server = new ServerHarness(data, responder, dev.skillforge.server.config.SecuritySettings.defaults(),
+                List.of(ServerHarness.SimProvider.openAi("sim", dev.skillforge.server.provider.sim.SimProviderServer.MODEL,
+                        dev.skillforge.server.config.ProviderPreset.SIM.defaultContextWindow())));
+        return server;
+    }
+
     /** Opens the page at {@code path} of the server in a fresh browser context (desktop size). */
     Page open(String path) {
         return open(path, 1280, 860, null);

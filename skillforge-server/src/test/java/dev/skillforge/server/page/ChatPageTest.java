@@ -381,7 +381,7 @@ class ChatPageTest extends BrowserTest {
 
     @Test
     void simulatedProviderIsLabelled() throws Exception {
-        start(new DemoAgent(Duration.ofMillis(2)));
+        startWithOneProvider(new DemoAgent(Duration.ofMillis(2))); // with several, the label names the provider (ProviderPickerTest)
         open("/");
         assertThat(page.locator("#provider")).hasText("Simulated provider · offline demo");
         assertThat(page.locator("#sim-notice")).isVisible();
