@@ -22,6 +22,11 @@ public final class TokenEstimate {
     private TokenEstimate() {
     }
 
+    /** The o200k tokens of {@code text} (the simulated provider's prompt cache compares them). */
+    public static int[] tokens(String text) {
+        return ENCODING.encodeOrdinary(text).toArray();
+    }
+
     public static int count(String text) {
         Integer known = COUNTED.get(text);
         if (known != null) {

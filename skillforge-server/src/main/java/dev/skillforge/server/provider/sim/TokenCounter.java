@@ -1,20 +1,17 @@
 package dev.skillforge.server.provider.sim;
 
-import com.knuddels.jtokkit.Encodings;
-import com.knuddels.jtokkit.api.Encoding;
-import com.knuddels.jtokkit.api.EncodingType;
+import dev.skillforge.server.cache.TokenEstimate;
 
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * Counts tokens the way OpenAI's current models do (o200k_base, via jtokkit). A prompt is tokenised
- * message by message, so the tokens of a request that extends another one start with exactly the
- * other one's tokens, as in a real serving stack's prompt cache.
+ * Counts tokens the way OpenAI's current models do (o200k_base, the encoding {@link TokenEstimate}
+ * loads once for the process). A prompt is tokenised message by message, so the tokens of a request
+ * that extends another one start with exactly the other one's tokens, as in a real serving stack's
+ * prompt cache.
  */
 public final class TokenCounter {
-
-    private static final Encoding ENCODING = Encodings.newLazyEncodingRegistry().getEncoding(EncodingType.O200K_BASE);
 
     private TokenCounter() {
     }
@@ -40,11 +37,11 @@ public final class TokenCounter {
     }
 
     public static int count(String text) {
-        return ENCODING.countTokensOrdinary(text);
+        return TokenEstimate.count(text);
     }
 
     static int[] encode(String text) {
-        return ENCODING.encodeOrdinary(text).toArray();
+        return TokenEstimate.tokens(text);
     }
 
     /** How many leading tokens two prompts share. */
