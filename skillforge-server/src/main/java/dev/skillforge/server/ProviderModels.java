@@ -6,6 +6,7 @@ import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.context.ContextWindow;
+import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.cache.CacheDebug;
 import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.cache.TokenEstimate;
@@ -105,6 +106,6 @@ final class ProviderModels implements ConversationModels {
     }
 
     private static String abbreviate(String text) {
-        return text.length() > 64 ? text.substring(0, 64) + "…" : text;
+        return StorableText.abbreviate(text, 64);
     }
 }

@@ -1,6 +1,7 @@
 package dev.skillforge.core.context;
 
 import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.core.transcript.Transcript;
 
 import java.util.ArrayList;
@@ -161,14 +162,6 @@ public final class ContextWindow implements ContextView {
     }
 
     private static String abbreviate(String text) {
-        String line = text.strip().replaceAll("\\s+", " ");
-        if (line.length() <= MAX_REQUEST_CHARS) {
-            return line;
-        }
-        int end = MAX_REQUEST_CHARS;
-        if (Character.isHighSurrogate(line.charAt(end - 1))) {
-            end--;
-        }
-        return line.substring(0, end) + "…";
+        return StorableText.abbreviate(text.strip().replaceAll("\\s+", " "), MAX_REQUEST_CHARS);
     }
 }

@@ -1,5 +1,7 @@
 package dev.skillforge.core.shell;
 
+import dev.skillforge.core.transcript.StorableText;
+
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -32,7 +34,7 @@ public final class ToolOutputFormat {
         if (text.length() <= max) {
             return text;
         }
-        int cut = Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max;
-        return text.substring(0, cut) + "\n[truncated: " + (text.length() - cut) + " more characters of " + text.length() + "]";
+        String kept = StorableText.prefix(text, max);
+        return kept + "\n[truncated: " + (text.length() - kept.length()) + " more characters of " + text.length() + "]";
     }
 }

@@ -23,6 +23,19 @@ public final class StorableText {
         return -1;
     }
 
+    /** The longest start of {@code text} of at most {@code max} characters that does not end inside a surrogate pair. */
+    public static String prefix(String text, int max) {
+        if (text.length() <= max) {
+            return text;
+        }
+        return text.substring(0, max > 0 && Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max);
+    }
+
+    /** {@code text}, or its {@link #prefix} of {@code max} characters followed by "…" when it is longer. */
+    public static String abbreviate(String text, int max) {
+        return text.length() <= max ? text : prefix(text, max) + "…";
+    }
+
     public static String clean(String text) {
         int bad = firstBad(text);
         if (bad < 0) {

@@ -509,8 +509,7 @@ public final class ConversationService implements AutoCloseable {
         if (line.length() <= 60) {
             return line;
         }
-        int end = Character.isHighSurrogate(line.charAt(59)) ? 59 : 60; // never cut a surrogate pair
-        return line.substring(0, end).strip() + "…";
+        return StorableText.prefix(line, 60).strip() + "…";
     }
 
     /** Ids are UUIDs; anything else cannot exist (and is answered like an unknown id). */

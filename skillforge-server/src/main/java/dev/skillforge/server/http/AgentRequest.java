@@ -2,6 +2,7 @@ package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.core.transcript.StorableText;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -111,6 +112,6 @@ public record AgentRequest(List<Entry> messages, String conversationId) {
     }
 
     private static String abbreviate(String text) {
-        return text.length() > 40 ? text.substring(0, 40) + "…" : text;
+        return StorableText.abbreviate(text, 40);
     }
 }

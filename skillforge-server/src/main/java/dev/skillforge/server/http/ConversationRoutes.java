@@ -3,6 +3,7 @@ package dev.skillforge.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationSnapshot;
@@ -178,7 +179,7 @@ public final class ConversationRoutes {
     }
 
     private static String abbreviate(String text) {
-        return text.length() > 40 ? text.substring(0, 40) + "…" : text;
+        return StorableText.abbreviate(text, 40);
     }
 
     static void json(Context ctx, int status, JsonNode body) {
