@@ -358,19 +358,7 @@ public final class JdbcConversationStore implements ConversationStore {
         if (limit == 0) {
             return List.of();
         }
-        return read("list conversations", connection -> {
-            try (PreparedStatement select = connection.prepareStatement(listConversations)) {
-                select.setInt(1, limit);
-                select.setInt(2, offset);
-                try (ResultSet rows = select.executeQuery()) {
-                    List<ConversationRecord> page = new ArrayList<>();
-                    while (rows.next()) {
-                        page.add(conversationRecord(rows));
-                    }
-                    return List.copyOf(page);
-                }
-            }
-        });
+        return rows("list conversations", listConversations, JdbcConversationStore::conversationRecord, limit, offset);
     }
 
     @Override
@@ -387,40 +375,20 @@ public final class JdbcConversationStore implements ConversationStore {
     @Override
     public List<StoredEntry> entries(String conversationId) {
         Objects.requireNonNull(conversationId, "conversationId");
-        return read("read the entries of conversation " + conversationId, connection -> {
-            try (PreparedStatement select = connection.prepareStatement(SELECT_ENTRIES)) {
-                select.setString(1, conversationId);
-                try (ResultSet rows = select.executeQuery()) {
-                    List<StoredEntry> entries = new ArrayList<>();
-                    while (rows.next()) {
-                        entries.add(new StoredEntry(rows.getString(1), rows.getInt(2), rows.getInt(3),
-                                rows.getString(4), rows.getString(5), rows.getString(6), rows.getString(7),
-                                rows.getLong(8)));
-                    }
-                    return List.copyOf(entries);
-                }
-            }
-        });
+        return rows("read the entries of conversation " + conversationId, SELECT_ENTRIES,
+                row -> new StoredEntry(row.getString(1), row.getInt(2), row.getInt(3), row.getString(4), row.getString(5),
+                        row.getString(6), row.getString(7), row.getLong(8)),
+                conversationId);
     }
 
     @Override
     public List<TurnRecord> turns(String conversationId) {
         Objects.requireNonNull(conversationId, "conversationId");
-        return read("read the turns of conversation " + conversationId, connection -> {
-            try (PreparedStatement select = connection.prepareStatement(SELECT_TURNS)) {
-                select.setString(1, conversationId);
-                try (ResultSet rows = select.executeQuery()) {
-                    List<TurnRecord> turns = new ArrayList<>();
-                    while (rows.next()) {
-                        long endedAt = rows.getLong(5);
-                        Long ended = rows.wasNull() ? null : endedAt;
-                        turns.add(new TurnRecord(rows.getString(1), rows.getInt(2), rows.getString(3),
-                                rows.getLong(4), ended, rows.getString(6)));
-                    }
-                    return List.copyOf(turns);
-                }
-            }
-        });
+        return rows("read the turns of conversation " + conversationId, SELECT_TURNS, row -> {
+            long endedAt = row.getLong(5);
+            Long ended = row.wasNull() ? null : endedAt;
+            return new TurnRecord(row.getString(1), row.getInt(2), row.getString(3), row.getLong(4), ended, row.getString(6));
+        }, conversationId);
     }
 
     private static ConversationRecord conversationRecord(ResultSet rows) throws SQLException {
@@ -533,18 +501,7 @@ public final class JdbcConversationStore implements ConversationStore {
     @Override
     public Set<String> leasesHeldBy(String owner) {
         Objects.requireNonNull(owner, "owner");
-        return read("read the leases of " + owner, connection -> {
-            try (PreparedStatement select = connection.prepareStatement(LEASES_HELD_BY)) {
-                select.setString(1, owner);
-                try (ResultSet rows = select.executeQuery()) {
-                    Set<String> ids = new LinkedHashSet<>();
-                    while (rows.next()) {
-                        ids.add(rows.getString(1));
-                    }
-                    return Set.copyOf(ids);
-                }
-            }
-        });
+        return Set.copyOf(rows("read the leases of " + owner, LEASES_HELD_BY, row -> row.getString(1), owner));
     }
 
     /**
@@ -614,6 +571,30 @@ public final class JdbcConversationStore implements ConversationStore {
         } catch (SQLException e) {
             throw failure(what, e);
         }
+    }
+
+    /** Reads one row of a result. */
+    @FunctionalInterface
+    private interface RowReader<T> {
+        T read(ResultSet row) throws SQLException;
+    }
+
+    /** Every row {@code sql} selects with {@code parameters}, each read by {@code reader}, in order. */
+    private <T> List<T> rows(String what, String sql, RowReader<T> reader, Object... parameters) {
+        return read(what, connection -> {
+            try (PreparedStatement select = connection.prepareStatement(sql)) {
+                for (int i = 0; i < parameters.length; i++) {
+                    select.setObject(i + 1, parameters[i]);
+                }
+                try (ResultSet rows = select.executeQuery()) {
+                    List<T> found = new ArrayList<>();
+                    while (rows.next()) {
+                        found.add(reader.read(rows));
+                    }
+                    return List.copyOf(found);
+                }
+            }
+        });
     }
 
     private static void update(Connection connection, String sql, String... parameters) throws SQLException {
