@@ -4,6 +4,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.conversation.InstanceIdentity;
 import dev.skillforge.server.exec.CommandRouter;
 import dev.skillforge.server.exec.CommandStats;
@@ -27,6 +28,7 @@ import dev.skillforge.server.store.StoreWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.function.UnaryOperator;
 
 /**
@@ -90,8 +92,10 @@ public final class SkillForgeServer implements AutoCloseable {
                 new ProcessRunner(security.commands(), workspace, security.limits(), commandStats), commandStats), maxIterations, metrics,
                 PrefixGuard.strictByProperty());
         AgentLoop loop = models.statelessLoop(); // stateless /api/agent turns use the default, without a prefix guard
-        this.conversations = new ConversationService(store, writer, SystemPrompt.TEXT, models, identity.id());
+        this.conversations = new ConversationService(store, writer, SystemPrompt.TEXT, models, identity.id(),
+                ConversationTimings.DEFAULTS, InstantSource.system());
         conversations.recover();
+        conversations.startMaintenance();
         this.api = ApiServer.start(host, port, loop, SystemPrompt.TEXT,
                 new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
                 new ConversationRoutes(conversations), new SkillRoutes(skills),

@@ -1,5 +1,9 @@
 package dev.skillforge.server.conversation;
 
+import dev.skillforge.core.transcript.StorableText;
+import dev.skillforge.server.store.StoreException;
+import org.slf4j.LoggerFactory;
+
 /** A conversation request that cannot be served; {@link Kind} says why, in terms an API maps to a status. */
 public final class ConversationException extends RuntimeException {
 
@@ -28,7 +32,12 @@ public final class ConversationException extends RuntimeException {
     }
 
     static ConversationException notFound(String id) {
-        String shown = id.length() > 64 ? id.substring(0, 64) + "…" : id;
-        return new ConversationException(Kind.NOT_FOUND, "No conversation with id " + shown);
+        return new ConversationException(Kind.NOT_FOUND, "No conversation with id " + StorableText.abbreviate(id, 64));
+    }
+
+    /** The store failed: logged here (with its reason), answered without it. */
+    static ConversationException unavailable(StoreException cause) {
+        LoggerFactory.getLogger(ConversationException.class).warn("storage unavailable: {}", cause.getMessage());
+        return new ConversationException(Kind.UNAVAILABLE, "The conversation store is unavailable right now; try again shortly");
     }
 }

@@ -24,15 +24,6 @@ import java.util.List;
 public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns,
                                    boolean running, JsonNode runningSummary) {
 
-    static ConversationSnapshot of(HotConversation conversation) {
-        List<StoredEntry> entries;
-        synchronized (conversation.transcript) { // 'stored' is appended by the run thread under the transcript's lock
-            entries = List.copyOf(conversation.stored);
-        }
-        return new ConversationSnapshot(conversation.record, entries, List.copyOf(conversation.turns),
-                conversation.isRunning(), conversation.runningRecorder == null ? null : conversation.runningRecorder.summary());
-    }
-
     static ConversationSnapshot of(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns, boolean running) {
         return new ConversationSnapshot(record, entries, turns, running, null);
     }

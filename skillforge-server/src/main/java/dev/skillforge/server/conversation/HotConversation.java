@@ -1,23 +1,33 @@
 package dev.skillforge.server.conversation;
 
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.core.transcript.Transcript;
+import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
+import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.StoredEntry;
 import dev.skillforge.server.store.TurnRecord;
 import dev.skillforge.server.store.Write;
 
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
  * A conversation held in memory by the instance that holds its lease: turns on it are served from
  * here without a database round trip, and every change goes to the background writer in order.
- * Guarded by its own monitor.
+ *
+ * <p><b>One lock.</b> Everything here, the transcript included, is guarded by this object's
+ * monitor: the transcript is built with this object as its lock, so an entry the run thread appends
+ * is recorded (sequence number, stored copy, write) under the same monitor that a request takes to
+ * read a {@link #snapshot()} or to start a turn. No other class locks anything of a conversation.
  */
 final class HotConversation {
 
@@ -25,45 +35,171 @@ final class HotConversation {
     static final String CONTEXT = "context";
     static final String KEEP_FROM = "keep-from";
 
-    final String id;
-    final Transcript transcript;
-    final List<TurnRecord> turns;
-    /** The entries as stored (sharing their strings with the transcript), for the turn view. */
-    final List<StoredEntry> stored;
-    /** Event ids keep growing across the conversation's turns, so {@code Last-Event-ID} is unambiguous. */
-    final AtomicLong eventIds = new AtomicLong();
+    private final String id;
+    private final InstantSource clock;
     /** Where writes go: each list reaches the store in one transaction. */
     private final Consumer<List<Write>> writes;
+    private final Transcript transcript;
+    private final List<TurnRecord> turns;
+    /** The entries as stored (sharing their strings with the transcript), for the turn view. */
+    private final List<StoredEntry> stored;
+    /** Event ids keep growing across the conversation's turns, so {@code Last-Event-ID} is unambiguous. */
+    private final AtomicLong eventIds = new AtomicLong();
     /** Writes held back while {@link #inOneTransaction} runs, else {@code null}. */
-    private volatile List<Write> held;
-    ConversationRecord record;
-    int nextSeq;
-    int currentTurn;
-    AgentRun running;
-    TurnRecorder runningRecorder;
-    AgentRun lastRun;
-    /** Until when the lease is known to be ours (renewed in the background). */
-    volatile long leaseConfirmedUntilMillis;
-    volatile long lastUsedMillis = System.currentTimeMillis();
-    /** Set when the lease is given up: no new turn may start here. */
-    boolean released;
+    private List<Write> held;
+    private ConversationRecord record;
+    private int nextSeq;
+    private int currentTurn;
+    private AgentRun running;
+    private TurnRecorder runningRecorder;
+    private AgentRun lastRun;
+    /** Set when the lease is given up or the conversation deleted: no new turn may start from this copy. */
+    private boolean released;
+    private volatile long lastUsedMillis;
 
-    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, Consumer<List<Write>> writes) {
+    /**
+     * @param stored the entries as stored, in order
+     * @param turns  the turns as stored (a turn cut off by a crash already marked interrupted)
+     * @param writes where changes go, in order; each list in one transaction
+     */
+    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, Consumer<List<Write>> writes,
+                    InstantSource clock) {
         this.id = record.id();
         this.record = record;
         this.writes = writes;
+        this.clock = clock;
         this.turns = new ArrayList<>(turns);
         this.stored = new ArrayList<>(stored);
         this.nextSeq = stored.isEmpty() ? 0 : stored.getLast().seq() + 1;
-        this.currentTurn = turns.isEmpty() ? -1 : turns.getLast().turn();
-        this.transcript = new Transcript(stored.stream().map(HotConversation::entryOf).toList(), this::recordAppend);
+        this.currentTurn = Math.max(turns.isEmpty() ? -1 : turns.getLast().turn(), stored.isEmpty() ? -1 : stored.getLast().turn());
+        this.transcript = new Transcript(stored.stream().map(HotConversation::entryOf).toList(), this::recordAppend, this);
+        this.lastUsedMillis = clock.millis();
     }
 
-    boolean isRunning() {
+    String id() {
+        return id;
+    }
+
+    /** The transcript, appended by the running turn only (and by {@link #startTurn}); guarded by this object. */
+    Transcript transcript() {
+        return transcript;
+    }
+
+    synchronized ConversationRecord record() {
+        return record;
+    }
+
+    synchronized boolean isRunning() {
         return running != null;
     }
 
-    /** Called by the transcript under its lock, in append order: the entry gets the next sequence number. */
+    synchronized boolean isReleased() {
+        return released;
+    }
+
+    /** Marks the conversation used now (idle ones leave memory first). */
+    void touch() {
+        lastUsedMillis = clock.millis();
+    }
+
+    long lastUsedMillis() {
+        return lastUsedMillis;
+    }
+
+    /** Gives this copy up unless a turn runs on it. @return whether it was released */
+    synchronized boolean releaseIfIdle() {
+        if (running != null) {
+            return false;
+        }
+        released = true;
+        return true;
+    }
+
+    synchronized ConversationRecord rename(String title) {
+        record = record.withTitle(title, clock.millis());
+        write(new Write.SetTitle(id, title, record.updatedAtMillis()));
+        return record;
+    }
+
+    /**
+     * Releases this copy and deletes the conversation from the store.
+     *
+     * @throws ConversationException BUSY while a turn runs
+     */
+    synchronized void delete() {
+        if (running != null) {
+            throw new ConversationException(ConversationException.Kind.BUSY, "A turn is running; stop it before deleting the conversation");
+        }
+        released = true;
+        write(new Write.DeleteConversation(id));
+    }
+
+    /**
+     * Starts a turn with the person's message: the turn's record, the title (on the first turn) and the
+     * message reach the store in one transaction; the loop then runs on its own thread.
+     *
+     * @param loop     the loop of the conversation's provider
+     * @param observer sees every event first (the metrics)
+     * @param title    the title for a conversation that has none yet, from the message
+     * @return the run, or empty when this copy was released meanwhile (the caller loads the conversation again)
+     * @throws ConversationException BUSY when a turn is running
+     */
+    synchronized Optional<AgentRun> startTurn(String content, String title, AgentLoop loop, EventSink observer) {
+        if (released) {
+            return Optional.empty();
+        }
+        if (running != null) {
+            throw new ConversationException(ConversationException.Kind.BUSY, "A turn of this conversation is running; wait for it or stop it");
+        }
+        long now = clock.millis();
+        int turn = ++currentTurn;
+        eventIds.updateAndGet(v -> Math.max(v, (long) turn << 32)); // ids stay increasing across reloads
+        TurnRecord started = new TurnRecord(id, turn, TurnRecord.RUNNING, now, null, null);
+        turns.add(started);
+        inOneTransaction(() -> {
+            write(new Write.PutTurn(started));
+            if (record.title().isEmpty()) {
+                record = record.withTitle(title, now);
+                write(new Write.SetTitle(id, title, now));
+            }
+            transcript.append(new Entry.User(content));
+        });
+        TurnRecorder recorder = new TurnRecorder();
+        runningRecorder = recorder;
+        running = AgentRun.start(loop, transcript, record.systemPrompt(), id, new RunEventLog(eventIds::incrementAndGet), event -> {
+            recorder.accept(event);
+            observer.accept(event);
+        }, last -> finishTurn(started, recorder));
+        return Optional.of(running);
+    }
+
+    private synchronized void finishTurn(TurnRecord started, TurnRecorder recorder) {
+        var summary = recorder.summary();
+        TurnRecord ended = new TurnRecord(id, started.turn(), summary.path("status").asText("failed"), started.startedAtMillis(),
+                clock.millis(), Json.write(summary));
+        turns.set(turns.indexOf(started), ended);
+        write(new Write.PutTurn(ended));
+        lastRun = running;
+        running = null;
+        runningRecorder = null;
+    }
+
+    synchronized Optional<AgentRun> running() {
+        return Optional.ofNullable(running);
+    }
+
+    /** The running turn, or else the last one run here since this copy was loaded. */
+    synchronized Optional<AgentRun> currentOrLastRun() {
+        return Optional.ofNullable(running != null ? running : lastRun);
+    }
+
+    /** The conversation at this moment, consistent: no entry half-recorded. */
+    synchronized ConversationSnapshot snapshot() {
+        return new ConversationSnapshot(record, List.copyOf(stored), List.copyOf(turns), running != null,
+                runningRecorder == null ? null : runningRecorder.summary());
+    }
+
+    /** Called by the transcript under this object's monitor, in append order: the entry gets the next sequence number. */
     private void recordAppend(Entry entry) {
         ProviderReplay replay = switch (entry) {
             case Entry.Assistant assistant -> assistant.replay();
@@ -71,26 +207,22 @@ final class HotConversation {
             default -> null;
         };
         StoredEntry appended = new StoredEntry(id, nextSeq++, currentTurn, kindOf(entry), entry.content(),
-                replay == null ? null : replay.format(), replay == null ? null : replay.data(), System.currentTimeMillis());
+                replay == null ? null : replay.format(), replay == null ? null : replay.data(), clock.millis());
         stored.add(appended);
         write(new Write.AppendEntry(appended));
     }
 
     /** Sends one change of this conversation to the store, in order with the others. */
-    void write(Write change) {
-        List<Write> batch = held;
-        if (batch != null) {
-            batch.add(change);
+    private void write(Write change) {
+        if (held != null) {
+            held.add(change);
         } else {
             writes.accept(List.of(change));
         }
     }
 
-    /**
-     * Runs {@code changes} (under this conversation's monitor) so that every write it makes reaches
-     * the store in one transaction: a crash never leaves half of them, e.g. a turn without its message.
-     */
-    void inOneTransaction(Runnable changes) {
+    /** Runs {@code changes} so that every write it makes reaches the store in one transaction: a crash never leaves half of them. */
+    private void inOneTransaction(Runnable changes) {
         List<Write> batch = new ArrayList<>();
         held = batch;
         try {

@@ -6,4 +6,9 @@ package dev.skillforge.server.store;
  */
 public record ConversationRecord(String id, String title, String systemPrompt, String provider, String model,
                                  long createdAtMillis, long updatedAtMillis) {
+
+    /** This conversation with another title, changed at {@code updatedAtMillis}. */
+    public ConversationRecord withTitle(String newTitle, long changedAtMillis) {
+        return new ConversationRecord(id, newTitle, systemPrompt, provider, model, createdAtMillis, changedAtMillis);
+    }
 }

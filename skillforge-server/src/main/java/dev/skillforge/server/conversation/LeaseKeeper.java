@@ -1,0 +1,62 @@
+package dev.skillforge.server.conversation;
+
+import dev.skillforge.server.store.ConversationStore;
+import dev.skillforge.server.store.StoreException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Set;
+
+/**
+ * Keeps the leases of the conversations this instance holds in memory: each {@link #renew()}
+ * extends them all in one store call, hands over (when idle) those another instance asked for, and
+ * drops the copies whose lease was lost while this instance could not renew (after a partition or a
+ * long pause), so no turn ever runs again from a copy another instance may have moved on.
+ */
+final class LeaseKeeper {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+
+    private final ConversationStore store;
+    private final String owner;
+    private final HotConversations hot;
+    private final Duration ttl;
+    private final InstantSource clock;
+
+    LeaseKeeper(ConversationStore store, String owner, HotConversations hot, Duration ttl, InstantSource clock) {
+        this.store = store;
+        this.owner = owner;
+        this.hot = hot;
+        this.ttl = ttl;
+        this.clock = clock;
+    }
+
+    /** One round of renewal. A store failure is logged at DEBUG and retried next round (the leases last {@code ttl}). */
+    void renew() {
+        Set<String> ids = hot.ids();
+        if (ids.isEmpty()) {
+            return;
+        }
+        ConversationStore.Renewal renewal;
+        try {
+            renewal = store.renewLeases(owner, ids, clock.millis(), ttl.toMillis());
+        } catch (StoreException e) {
+            log.debug("lease renewal failed: {}", e.getMessage());
+            return;
+        }
+        for (String id : ids) {
+            hot.get(id).ifPresent(conversation -> {
+                if (renewal.held().contains(id)) {
+                    if (renewal.requested().contains(id)) {
+                        hot.letGo(conversation, "handed over to another instance");
+                    }
+                } else if (clock.millis() - conversation.record().createdAtMillis() > ttl.toMillis()) {
+                    // (A conversation younger than a lease period may simply not be written yet.)
+                    hot.dropLost(conversation);
+                }
+            });
+        }
+    }
+}
