@@ -48,7 +48,7 @@ public final class Main {
         security.checkBinding(settings.host()); // refuses to start before anything is opened
         Files.createDirectories(settings.dataDir());
         JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
-        ProviderRegistry providers = ProviderRegistry.from(settings);
+        ProviderRegistry providers = ProviderFactory.registry(settings);
         ConfiguredProvider provider = providers.defaultProvider();
         SkillForgeServer server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.maxIterations(),
                 providers, database, UnaryOperator.identity(), security);

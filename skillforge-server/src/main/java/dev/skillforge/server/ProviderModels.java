@@ -16,7 +16,7 @@ import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.gemini.GeminiProvider;
-import dev.skillforge.server.provider.sim.CacheRule;
+import dev.skillforge.server.cache.CacheRule;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

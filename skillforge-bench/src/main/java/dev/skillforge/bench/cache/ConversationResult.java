@@ -1,6 +1,6 @@
 package dev.skillforge.bench.cache;
 
-import dev.skillforge.server.provider.sim.CacheRule;
+import dev.skillforge.server.cache.CacheRule;
 
 import java.util.ArrayList;
 import java.util.List;

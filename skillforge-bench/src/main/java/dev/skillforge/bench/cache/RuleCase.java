@@ -9,7 +9,7 @@ import dev.skillforge.server.provider.gemini.GeminiProvider;
 import dev.skillforge.server.provider.gemini.GeminiRequest;
 import dev.skillforge.server.provider.openai.OpenAiChatRequest;
 import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
-import dev.skillforge.server.provider.sim.CacheRule;
+import dev.skillforge.server.cache.CacheRule;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 
 import java.time.Duration;

@@ -9,7 +9,7 @@ import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.json.Json;
-import dev.skillforge.server.provider.sim.CacheRule;
+import dev.skillforge.server.cache.CacheRule;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package dev.skillforge.server.http;
 
+import dev.skillforge.server.web.Servers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.AgentLoop;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.server.config.ProviderPreset;
-import dev.skillforge.server.config.Settings;
 
 import java.time.Duration;
 import java.util.function.Function;
@@ -35,12 +34,6 @@ public record ConfiguredProvider(ModelProvider model, String name, String modelN
                               Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources) {
         this(model, name, modelName, simulated, nextRequestMessages, resources, name, false,
                 ProviderPreset.SIM.defaultContextWindow());
-    }
-
-    /** The default provider of the settings (the others: {@link ProviderRegistry#from(Settings)}). */
-    public static ConfiguredProvider from(Settings settings) {
-        StreamingHttp.Timeouts timeouts = new StreamingHttp.Timeouts(settings.providerTimeout(), settings.providerTimeout());
-        return ProviderFactory.create(settings.providers().defaultSpec(), timeouts, RetryPolicy.DEFAULT);
     }
 
     @Override

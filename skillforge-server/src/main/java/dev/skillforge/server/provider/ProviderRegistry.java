@@ -2,7 +2,6 @@ package dev.skillforge.server.provider;
 
 import dev.skillforge.server.config.ProviderSpec;
 import dev.skillforge.server.config.ProvidersConfig;
-import dev.skillforge.server.config.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Every configured provider by name, built once at start, and the default one. Choosing a provider
@@ -39,17 +39,16 @@ public final class ProviderRegistry implements AutoCloseable {
         this.defaultName = defaultName;
     }
 
-    /** Builds every provider of the settings (starting the simulations among them). */
-    public static ProviderRegistry from(Settings settings) {
-        StreamingHttp.Timeouts timeouts = new StreamingHttp.Timeouts(settings.providerTimeout(), settings.providerTimeout());
-        return from(settings.providers(), timeouts, RetryPolicy.DEFAULT);
-    }
-
-    public static ProviderRegistry from(ProvidersConfig config, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
+    /**
+     * Builds every provider of {@code config} with {@code factory}; if one fails, those already built are closed.
+     *
+     * @param factory builds (and for a simulation, starts) one provider
+     */
+    public static ProviderRegistry build(ProvidersConfig config, Function<ProviderSpec, ConfiguredProvider> factory) {
         Map<String, ConfiguredProvider> built = new LinkedHashMap<>();
         try {
             for (ProviderSpec spec : config.providers()) {
-                built.put(spec.name(), ProviderFactory.create(spec, timeouts, retry));
+                built.put(spec.name(), factory.apply(spec));
                 if (spec.keyRequired() && !spec.keyPresent()) {
                     log.warn("Provider {} ({}) has no API key in {}: its calls will fail until it is set",
                             spec.name(), spec.preset().id(), spec.apiKeyEnv());

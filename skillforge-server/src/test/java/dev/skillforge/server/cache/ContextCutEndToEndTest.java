@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.skillforge.server.ServerHarness;
 import dev.skillforge.server.http.SseClient;
 import dev.skillforge.server.json.Json;
-import dev.skillforge.server.provider.sim.CacheRule;
+import dev.skillforge.server.cache.CacheRule;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimRequest;

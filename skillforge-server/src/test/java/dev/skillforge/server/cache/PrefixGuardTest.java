@@ -10,7 +10,7 @@ import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.provider.gemini.GeminiRequest;
 import dev.skillforge.server.provider.openai.OpenAiChatRequest;
-import dev.skillforge.server.provider.sim.CacheRule;
+import dev.skillforge.server.cache.CacheRule;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

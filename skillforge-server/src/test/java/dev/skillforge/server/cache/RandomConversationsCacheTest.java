@@ -12,7 +12,7 @@ import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.server.http.SseClient;
 import dev.skillforge.server.json.Json;
-import dev.skillforge.server.provider.sim.CacheRule;
+import dev.skillforge.server.cache.CacheRule;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimRequest;
 import dev.skillforge.server.skill.SkillCommands;

@@ -1,5 +1,6 @@
 package dev.skillforge.server.provider;
 
+import dev.skillforge.server.ProviderFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
@@ -44,7 +45,7 @@ class ProviderRegistryTest {
     void everyConfiguredProviderIsBuiltAndFoundByName() throws Exception {
         Files.writeString(data.resolve("providers.json"), PROVIDERS);
 
-        try (ProviderRegistry registry = ProviderRegistry.from(settings(Map.of("GEMINI_API_KEY", "AIza-secret")))) {
+        try (ProviderRegistry registry = ProviderFactory.registry(settings(Map.of("GEMINI_API_KEY", "AIza-secret")))) {
             assertThat(registry.defaultName()).isEqualTo("demo");
             assertThat(registry.names()).containsExactly("demo", "fast", "cheap", "local");
             assertThat(registry.get("fast").modelName()).isEqualTo("gemini-2.5-flash");
@@ -65,7 +66,7 @@ class ProviderRegistryTest {
     void aHostedProviderWithoutItsKeyFailsEachCallSayingWhichVariableToSet() throws Exception {
         Files.writeString(data.resolve("providers.json"), PROVIDERS);
 
-        try (ProviderRegistry registry = ProviderRegistry.from(settings(Map.of("GEMINI_API_KEY", "k")))) {
+        try (ProviderRegistry registry = ProviderFactory.registry(settings(Map.of("GEMINI_API_KEY", "k")))) {
             ProviderException e = catchThrowableOfType(ProviderException.class, () -> registry.get("cheap").model()
                     .stream(new ModelCall("s", List.of(new Entry.User("hi")), "k"), new RecordingListener(), new Cancellation()));
 
@@ -76,7 +77,7 @@ class ProviderRegistryTest {
 
     @Test
     void configuredProviderFromSettingsStillBuildsTheDefaultAndTheSimulationCanSpeakGemini() throws Exception {
-        try (ConfiguredProvider provider = ConfiguredProvider.from(settings(Map.of("FORGE_SIM_FORMAT", "gemini")))) {
+        try (ConfiguredProvider provider = ProviderFactory.defaultProvider(settings(Map.of("FORGE_SIM_FORMAT", "gemini")))) {
             RecordingListener listener = new RecordingListener();
             ModelCall call = new ModelCall("You forge skills.", List.of(new Entry.User("What skills do I have?")), "k");
 
@@ -96,7 +97,7 @@ class ProviderRegistryTest {
         Files.writeString(data.resolve("providers.json"), PROVIDERS);
         Settings settings = settings(Map.of("GEMINI_API_KEY", "AIza-secret-value"));
 
-        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, 10, ProviderRegistry.from(settings),
+        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, 10, ProviderFactory.registry(settings),
                 JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
             SseClient.Answer answer = SseClient.get("http://127.0.0.1:" + server.port() + "/api/providers");
 
@@ -116,7 +117,7 @@ class ProviderRegistryTest {
 
     @Test
     void aServerBuiltAroundOneProviderListsThatOne() throws Exception {
-        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, 10, ConfiguredProvider.from(settings(Map.of())),
+        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, 10, ProviderFactory.defaultProvider(settings(Map.of())),
                 JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
             JsonNode listing = SseClient.get("http://127.0.0.1:" + server.port() + "/api/providers").json();
 

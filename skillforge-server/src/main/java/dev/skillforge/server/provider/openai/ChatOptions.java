@@ -3,7 +3,7 @@ package dev.skillforge.server.provider.openai;
 /**
  * A vendor's quirks on top of plain chat completions: what the request adds to the common body, how
  * {@code reasoning_content} is replayed, and what the stream parser reads besides the common fields.
- * Every preset names its options explicitly (see {@code ProviderFactory}); {@link #PLAIN} is what
+ * Every preset names its options explicitly (see {@link OpenAiPresets}); {@link #PLAIN} is what
  * the client did before presets existed.
  *
  * <p>The common body is always {@code model, messages, stream: true,

@@ -1,5 +1,6 @@
 package dev.skillforge.server.provider.sim;
 
+import dev.skillforge.server.cache.CacheRule;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,5 +1,6 @@
 package dev.skillforge.server.provider.sim;
 
+import dev.skillforge.server.cache.CacheRule;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.LinkedHashMap;

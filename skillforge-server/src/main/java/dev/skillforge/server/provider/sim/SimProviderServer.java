@@ -1,9 +1,10 @@
 package dev.skillforge.server.provider.sim;
 
+import dev.skillforge.server.cache.CacheRule;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.server.http.Servers;
+import dev.skillforge.server.web.Servers;
 import dev.skillforge.server.json.Json;
 import io.javalin.Javalin;
 import io.javalin.http.Context;

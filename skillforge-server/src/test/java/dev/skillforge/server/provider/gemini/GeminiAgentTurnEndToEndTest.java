@@ -1,5 +1,6 @@
 package dev.skillforge.server.provider.gemini;
 
+import dev.skillforge.server.ProviderFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.AgentLoop;
@@ -100,7 +101,7 @@ class GeminiAgentTurnEndToEndTest {
 
     @Test
     void statelessTurnWithTheDemoAgentInGeminiFormatWritesTheSkill() throws Exception {
-        try (ConfiguredProvider provider = ConfiguredProvider.from(dev.skillforge.server.config.Settings.from(
+        try (ConfiguredProvider provider = ProviderFactory.defaultProvider(dev.skillforge.server.config.Settings.from(
                 java.util.Map.of("FORGE_SIM_FORMAT", "gemini", "FORGE_DATA_DIR", data.toString())));
              SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, AgentLoop.DEFAULT_MAX_ITERATIONS,
                      new ConfiguredProvider(provider.model(), provider.name(), provider.modelName(), provider.simulated(),

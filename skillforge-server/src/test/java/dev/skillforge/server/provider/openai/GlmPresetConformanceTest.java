@@ -1,6 +1,6 @@
 package dev.skillforge.server.provider.openai;
 
-import dev.skillforge.server.provider.ProviderFactory;
+import dev.skillforge.server.ProviderFactory;
 
 /**
  * The OpenAI-compatible client with the GLM preset's options (thinking kept, the web_search tool, its
@@ -10,7 +10,7 @@ class GlmPresetConformanceTest extends OpenAiCompatibleConformanceTest {
 
     @Override
     protected ChatOptions options() {
-        return ProviderFactory.GLM;
+        return OpenAiPresets.GLM;
     }
 
     @Override

@@ -5,7 +5,7 @@ import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderConformanceTest;
-import dev.skillforge.server.provider.ProviderFactory;
+import dev.skillforge.server.ProviderFactory;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
 import dev.skillforge.server.provider.sim.SimProviderServer;
@@ -22,7 +22,7 @@ class OpenAiCompatibleConformanceTest extends ProviderConformanceTest {
     }
 
     protected ChatOptions options() {
-        return ProviderFactory.OPENAI;
+        return OpenAiPresets.OPENAI;
     }
 
     @Override

@@ -9,7 +9,7 @@ import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.FixtureFiles;
-import dev.skillforge.server.provider.ProviderFactory;
+import dev.skillforge.server.ProviderFactory;
 import dev.skillforge.server.provider.RecordingListener;
 import dev.skillforge.server.provider.SseDataReader;
 import org.junit.jupiter.api.Test;
@@ -29,40 +29,40 @@ class PresetFixtureTest {
 
     @Test
     void deepSeekReasonerThroughTheDeepSeekPresetReportsPromptCacheHitsAndReplaysTheReasoning() {
-        Parsed parsed = parse(FixtureFiles.read("deepseek-reasoner-tool-call.chunks.jsonl"), ProviderFactory.DEEPSEEK, true);
+        Parsed parsed = parse(FixtureFiles.read("deepseek-reasoner-tool-call.chunks.jsonl"), OpenAiPresets.DEEPSEEK, true);
 
         assertThat(parsed.usage()).isEqualTo(new Usage(339L, 83L, 320L));
         assertThat(parsed.listener().allReasoning()).startsWith("The user is asking for the weather in San Francisco.");
         assertThat(parsed.replay().data()).isEqualTo(parsed.listener().allReasoning());
 
-        String body = nextRequest(parsed, ProviderFactory.DEEPSEEK);
+        String body = nextRequest(parsed, OpenAiPresets.DEEPSEEK);
 
         assertThat(body).contains("\"reasoning_content\":" + Json.write(new TextNode(parsed.listener().allReasoning())));
     }
 
     @Test
     void deepSeekCacheSplitWithoutReasoningStillReplaysAnEmptyReasoningContent() {
-        Parsed parsed = parse(FixtureFiles.read("deepseek-cache-split-streaming.turn1.sse"), ProviderFactory.DEEPSEEK, false);
+        Parsed parsed = parse(FixtureFiles.read("deepseek-cache-split-streaming.turn1.sse"), OpenAiPresets.DEEPSEEK, false);
 
         assertThat(parsed.usage()).isEqualTo(new Usage(900L, 2L, 896L));
         assertThat(parsed.replay()).isNull();
 
-        assertThat(nextRequest(parsed, ProviderFactory.DEEPSEEK)).contains("{\"role\":\"assistant\",\"content\":\"cached\",\"reasoning_content\":\"\"}");
-        assertThat(nextRequest(parsed, ProviderFactory.OPENAI)).contains("{\"role\":\"assistant\",\"content\":\"cached\"}");
+        assertThat(nextRequest(parsed, OpenAiPresets.DEEPSEEK)).contains("{\"role\":\"assistant\",\"content\":\"cached\",\"reasoning_content\":\"\"}");
+        assertThat(nextRequest(parsed, OpenAiPresets.OPENAI)).contains("{\"role\":\"assistant\",\"content\":\"cached\"}");
     }
 
     // ================================================================ Z.AI GLM
 
     @Test
     void glmTurn1ThroughTheGlmPresetReplaysTheReasoningAsTheRecordedTurn2RequestDid() throws Exception {
-        Parsed parsed = parse(FixtureFiles.read("zai-glm-4.7-flash-tool-streaming.turn1.sse"), ProviderFactory.GLM, false);
+        Parsed parsed = parse(FixtureFiles.read("zai-glm-4.7-flash-tool-streaming.turn1.sse"), OpenAiPresets.GLM, false);
         String recordedRequest = FixtureFiles.read("zai-glm-4.7-flash-tool-streaming.turn2.request.json");
         JsonNode recordedAssistant = Json.parse(recordedRequest).at("/messages/2");
 
         assertThat(parsed.usage()).isEqualTo(new Usage(173L, 93L, 172L));
         assertThat(parsed.listener().sources).isEmpty(); // the recording used no web search
         assertThat(parsed.listener().allText()).isEqualTo(recordedAssistant.get("content").asText());
-        String body = nextRequest(parsed, ProviderFactory.GLM);
+        String body = nextRequest(parsed, OpenAiPresets.GLM);
         String reasoningOnTheWire = "\"reasoning_content\":" + Json.write(recordedAssistant.get("reasoning_content"));
 
         assertThat(parsed.replay().data()).isEqualTo(recordedAssistant.get("reasoning_content").asText());
@@ -73,7 +73,7 @@ class PresetFixtureTest {
 
     @Test
     void glmTurn2ThroughTheGlmPresetKeepsReasoningTrailingSpacesAndCachedTokens() {
-        Parsed parsed = parse(FixtureFiles.read("zai-glm-4.7-flash-tool-streaming.turn2.sse"), ProviderFactory.GLM, false);
+        Parsed parsed = parse(FixtureFiles.read("zai-glm-4.7-flash-tool-streaming.turn2.sse"), OpenAiPresets.GLM, false);
 
         assertThat(parsed.usage()).isEqualTo(new Usage(272L, 156L, 43L));
         assertThat(parsed.replay().data()).contains("Florence, Italy. The response is quite brief and doesn't provide additional details like conditions, humidity, wind, etc. \n\n");
@@ -88,32 +88,32 @@ class PresetFixtureTest {
                 + "data: {\"id\":\"1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Steep it 12 hours.\"},\"finish_reason\":\"stop\"}]}\n\n"
                 + "data: [DONE]\n\n";
 
-        assertThat(parse(sse, ProviderFactory.GLM, false).listener().sources).containsExactly("https://coffee.example/cold-brew Cold brew guide");
-        assertThat(parse(sse, ProviderFactory.OPENAI, false).listener().sources).isEmpty();
+        assertThat(parse(sse, OpenAiPresets.GLM, false).listener().sources).containsExactly("https://coffee.example/cold-brew Cold brew guide");
+        assertThat(parse(sse, OpenAiPresets.OPENAI, false).listener().sources).isEmpty();
     }
 
     // ================================================================ llama.cpp
 
     @Test
     void llamaCppGptOssTurn1ThroughTheLlamaCppPresetReplaysTheReasoningAsTheRecordedTurn2RequestDid() throws Exception {
-        Parsed parsed = parse(FixtureFiles.read("llamacpp-gpt-oss-tool-streaming.turn1.sse"), ProviderFactory.LLAMACPP, false);
+        Parsed parsed = parse(FixtureFiles.read("llamacpp-gpt-oss-tool-streaming.turn1.sse"), OpenAiPresets.LLAMACPP, false);
         String recordedRequest = FixtureFiles.read("llamacpp-gpt-oss-tool-streaming.turn2.request.json");
         JsonNode recordedReasoning = Json.parse(recordedRequest).at("/messages/2/reasoning_content");
 
         assertThat(parsed.usage()).isEqualTo(new Usage(139L, 41L, 138L));
         assertThat(parsed.replay().data()).isEqualTo(recordedReasoning.asText());
-        String body = nextRequest(parsed, ProviderFactory.LLAMACPP);
+        String body = nextRequest(parsed, OpenAiPresets.LLAMACPP);
         assertThat(body).contains("\"reasoning_content\":" + Json.write(recordedReasoning)).endsWith(",\"cache_prompt\":true}");
         assertThat(recordedRequest).contains("\"reasoning_content\":" + Json.write(recordedReasoning));
     }
 
     @Test
     void llamaCppQwen3ThroughTheLlamaCppPresetReportsTheSlotCacheReuse() {
-        assertThat(parse(FixtureFiles.read("llamacpp-qwen3-cache-prompt-streaming.turn1.sse"), ProviderFactory.LLAMACPP, false).usage())
+        assertThat(parse(FixtureFiles.read("llamacpp-qwen3-cache-prompt-streaming.turn1.sse"), OpenAiPresets.LLAMACPP, false).usage())
                 .isEqualTo(new Usage(2825L, 8L, 0L));
-        assertThat(parse(FixtureFiles.read("llamacpp-qwen3-cache-prompt-streaming.turn2.sse"), ProviderFactory.LLAMACPP, false).usage())
+        assertThat(parse(FixtureFiles.read("llamacpp-qwen3-cache-prompt-streaming.turn2.sse"), OpenAiPresets.LLAMACPP, false).usage())
                 .isEqualTo(new Usage(2825L, 8L, 2824L));
-        assertThat(parse(FixtureFiles.read("llamacpp-qwen3-cache-prompt-streaming.turn3.sse"), ProviderFactory.LLAMACPP, false).usage())
+        assertThat(parse(FixtureFiles.read("llamacpp-qwen3-cache-prompt-streaming.turn3.sse"), OpenAiPresets.LLAMACPP, false).usage())
                 .isEqualTo(new Usage(2854L, 16L, 2825L));
     }
 
@@ -125,8 +125,8 @@ class PresetFixtureTest {
                 + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":1,\"total_tokens\":13}}\n\n"
                 + "data: [DONE]\n\n";
 
-        assertThat(parse(sse, ProviderFactory.VLLM, false).usage()).isEqualTo(new Usage(12L, 1L, null));
-        assertThat(parse(sse, ProviderFactory.OLLAMA, false).usage()).isEqualTo(new Usage(12L, 1L, null));
+        assertThat(parse(sse, OpenAiPresets.VLLM, false).usage()).isEqualTo(new Usage(12L, 1L, null));
+        assertThat(parse(sse, OpenAiPresets.OLLAMA, false).usage()).isEqualTo(new Usage(12L, 1L, null));
     }
 
     @Test
@@ -134,7 +134,7 @@ class PresetFixtureTest {
         String sse = "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2000,\"completion_tokens\":1,\"total_tokens\":2001,"
                 + "\"prompt_tokens_details\":{\"cached_tokens\":1984}}}\n\ndata: [DONE]\n\n";
 
-        assertThat(parse(sse, ProviderFactory.VLLM, false).usage()).isEqualTo(new Usage(2000L, 1L, 1984L));
+        assertThat(parse(sse, OpenAiPresets.VLLM, false).usage()).isEqualTo(new Usage(2000L, 1L, 1984L));
     }
 
     @Test
@@ -142,7 +142,7 @@ class PresetFixtureTest {
         String sse = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\",\"usage\":{\"prompt_tokens\":1500,"
                 + "\"completion_tokens\":9,\"total_tokens\":1509,\"cached_tokens\":1024}}]}\n\ndata: [DONE]\n\n";
 
-        assertThat(parse(sse, ProviderFactory.KIMI, false).usage()).isEqualTo(new Usage(1500L, 9L, 1024L));
+        assertThat(parse(sse, OpenAiPresets.KIMI, false).usage()).isEqualTo(new Usage(1500L, 9L, 1024L));
     }
 
     // ================================================================ helpers

@@ -7,7 +7,7 @@ import dev.skillforge.server.config.ProviderPreset;
 import dev.skillforge.server.config.ProviderSpec;
 import dev.skillforge.server.config.ProvidersConfig;
 import dev.skillforge.server.provider.ConfiguredProvider;
-import dev.skillforge.server.provider.ProviderFactory;
+import dev.skillforge.server.ProviderFactory;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.SimProviderTestBase;
 import dev.skillforge.server.provider.sim.SimReply;

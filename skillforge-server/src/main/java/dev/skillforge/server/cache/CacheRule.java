@@ -1,4 +1,4 @@
-package dev.skillforge.server.provider.sim;
+package dev.skillforge.server.cache;
 
 /**
  * A provider's documented prompt-cache rule: how many prompt tokens it reports as cached, given how

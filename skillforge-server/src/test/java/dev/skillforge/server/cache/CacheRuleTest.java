@@ -1,4 +1,4 @@
-package dev.skillforge.server.provider.sim;
+package dev.skillforge.server.cache;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.skillforge.server.http;
+package dev.skillforge.server.web;
 
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
