@@ -1,5 +1,6 @@
 package dev.skillforge.server.http;
 
+import dev.skillforge.core.transcript.StorableText;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.server.json.Json;
@@ -66,7 +67,6 @@ public final class SkillRoutes {
     }
 
     private static ApiException notFound(String name) {
-        String shown = name.length() > 64 ? name.substring(0, 64) + "…" : name;
-        return new ApiException(404, "not_found", "No skill named " + shown);
+        return new ApiException(404, "not_found", "No skill named " + StorableText.abbreviate(name, 64));
     }
 }

@@ -1,5 +1,6 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.core.transcript.StorableText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -627,8 +628,7 @@ public final class JdbcConversationStore implements ConversationStore {
         if (e.getSQLState() != null) {
             message.append(" [SQLState ").append(e.getSQLState()).append(']');
         }
-        String text = message.length() > MAX_MESSAGE_CHARS
-                ? message.substring(0, MAX_MESSAGE_CHARS) + "…" : message.toString();
+        String text = StorableText.abbreviate(message.toString(), MAX_MESSAGE_CHARS);
         return rejected ? new StoreRejectedException(text, e) : new StoreException(text, e);
     }
 

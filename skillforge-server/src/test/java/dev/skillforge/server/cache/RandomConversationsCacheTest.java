@@ -65,8 +65,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * entry. After a restart, every conversation reads back from the database exactly as memory held it, and
  * what its provider would be sent next starts with the last request it was sent.
  *
- * <p>The seed is printed; {@code -Dcache.seed=N} plans the same conversations and turns again (which
- * client runs when, and so what {@code skill list} shows, follows the timing).
+ * <p>The build runs one fixed seed ({@value #BUILD_SEED}), so a statistical bound (cuts stay rare) cannot
+ * fail one build in a hundred by chance; {@code -Dcache.seed=random} runs a new seed, {@code -Dcache.seed=N}
+ * plans the same conversations and turns as seed N again (which client runs when, and so what
+ * {@code skill list} shows, follows the timing). The seed is printed.
  */
 class RandomConversationsCacheTest {
 
@@ -74,6 +76,7 @@ class RandomConversationsCacheTest {
     static final int CONVERSATIONS = 200;
     static final int CLIENTS = 8;
     static final String SEED_PROPERTY = "cache.seed";
+    static final long BUILD_SEED = 20261123L;
 
     private static final int LARGE_WINDOW = ProviderPreset.SIM.defaultContextWindow();
     /** Small enough to be cut every few turns: the system prompt alone fills a third of the smaller one. */
@@ -90,7 +93,8 @@ class RandomConversationsCacheTest {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES) // about a minute; a turn that hangs fails the test instead of the build
     void tenThousandRandomTurnsEachReuseTheWholePreviousPromptWithoutACacheBreak(@TempDir Path data) throws Exception {
-        long seed = Long.getLong(SEED_PROPERTY, ThreadLocalRandom.current().nextLong());
+        String chosen = System.getProperty(SEED_PROPERTY, Long.toString(BUILD_SEED));
+        long seed = chosen.equals("random") ? ThreadLocalRandom.current().nextLong() : Long.parseLong(chosen);
         String repeat = "seed " + seed + " (repeat with -D" + SEED_PROPERTY + "=" + seed + ")";
         System.out.println("RandomConversationsCacheTest: " + repeat);
         try {
