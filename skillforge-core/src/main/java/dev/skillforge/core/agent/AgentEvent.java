@@ -1,7 +1,7 @@
 package dev.skillforge.core.agent;
 
 /**
- * What a run tells its client, in order (DESIGN.md, "Events"). Every event carries the 0-based
+ * What a run tells its client, in order (docs/design.md, section 4). Every event carries the 0-based
  * iteration it belongs to; {@link #type()} is the wire name.
  */
 public sealed interface AgentEvent {

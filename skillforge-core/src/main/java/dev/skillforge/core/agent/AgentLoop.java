@@ -66,7 +66,7 @@ public final class AgentLoop {
         return turn.run();
     }
 
-    /** The state of one run, so the loop reads as the steps of DESIGN.md. */
+    /** The state of one run, so the loop reads as the steps of docs/design.md, section 2. */
     private final class Turn {
         private final Transcript transcript;
         private final String systemPrompt;

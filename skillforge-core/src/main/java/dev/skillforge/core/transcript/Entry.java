@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * One entry of a conversation transcript. Entries are immutable and, once appended, never change:
- * the provider prompt caches depend on the transcript only ever growing (DESIGN rule 1).
+ * the provider prompt caches depend on the transcript only ever growing (docs/design.md, rule 1).
  */
 public sealed interface Entry {
 
@@ -20,7 +20,7 @@ public sealed interface Entry {
 
     /**
      * The model's output for one iteration, verbatim ({@code <shell>} tags included), plus what the
-     * provider needs replayed beside it (DESIGN rule 6), or {@code null} when there is nothing to replay.
+     * provider needs replayed beside it (docs/design.md, rule 6), or {@code null} when there is nothing to replay.
      */
     record Assistant(String content, ProviderReplay replay) implements Entry {
         public Assistant {

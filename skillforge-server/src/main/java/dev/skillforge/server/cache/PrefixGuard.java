@@ -25,8 +25,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The prompt-cache invariant, checked at run time (DESIGN.md: "request N+1's serialised prompt starts
- * with request N's"). Before each call of a conversation it serialises the messages exactly as the
+ * The prompt-cache invariant, checked at run time (docs/design.md, section 1): request N+1's serialised
+ * prompt starts with request N's. Before each call of a conversation it serialises the messages exactly as the
  * provider will send them ({@code nextRequestMessages}) and checks that they start with the messages
  * of the last request sent for the same cache key (the conversation); then it remembers the new
  * request. A request that does not is a <em>cache break</em>: logged at WARN with the conversation,

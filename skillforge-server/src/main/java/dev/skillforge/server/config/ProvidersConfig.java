@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 /**
  * Every provider the server can use, by name, and the default one.
  *
- * <p>Two sources, the environment winning (DESIGN: environment variables override a config file):
+ * <p>Two sources, the environment winning (environment variables override a config file):
  * <ul>
  *   <li>The {@code FORGE_*} variables describe one provider: {@code FORGE_PROVIDER} (a preset id),
  *       {@code FORGE_MODEL}, {@code FORGE_BASE_URL}, {@code FORGE_API_KEY} (else the preset's usual
