@@ -98,7 +98,7 @@ public final class ServerHarness implements AutoCloseable {
     private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                           UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers)
             throws IOException {
-        sim = SimProviderServer.startOnLoopback(responder);
+        sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
                 providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());

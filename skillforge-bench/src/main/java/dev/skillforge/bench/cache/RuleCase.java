@@ -34,7 +34,7 @@ record RuleCase(String name, boolean gemini, CacheRule rule) {
 
     /** The simulated models: this rule (Gemini's follows the model's name) and a window of {@code windowTokens}. */
     SimProviderServer.Options simOptions(int windowTokens) {
-        SimProviderServer.Options options = SimProviderServer.Options.DEFAULT.withContextWindow(windowTokens);
+        SimProviderServer.Options options = SimProviderServer.Options.DEFAULT.withContextWindow(windowTokens).recordingRequests();
         return gemini ? options : options.withCacheRule(rule);
     }
 

@@ -62,7 +62,7 @@ class ServerCrashTest {
                 SimReply.of("Saved ✓ — ", "`green-tea` is ready."),
                 SimReply.of("Once upon ", "a time…", " never sent").withFault(new SimReply.Stall(2)),
                 SimReply.of("Yes, ", "I'm back."));
-        try (SimProviderServer sim = SimProviderServer.startOnLoopback(script);
+        try (SimProviderServer sim = SimProviderServer.startOnLoopback(script, SimProviderServer.Options.DEFAULT.recordingRequests());
              ServerProcess first = ServerProcess.start("crash-kill-1", dataDir, providerEnv(sim))) {
             String id = ForgeClient.create(first);
             List<Received> turn0 = ForgeClient.turn(first, id, "Which skills do I have?");
@@ -125,7 +125,7 @@ class ServerCrashTest {
                 SimReply.of("You have ", "no skills yet."),
                 SimReply.of("Once upon ", "a time…", " never sent").withFault(new SimReply.Stall(2)),
                 SimReply.of("Still ", "here."));
-        try (SimProviderServer sim = SimProviderServer.startOnLoopback(script);
+        try (SimProviderServer sim = SimProviderServer.startOnLoopback(script, SimProviderServer.Options.DEFAULT.recordingRequests());
              ServerProcess first = ServerProcess.start("crash-term-1", dataDir, providerEnv(sim))) {
             String id = ForgeClient.create(first);
             List<Received> turn0 = ForgeClient.turn(first, id, "Which skills do I have?");
@@ -175,7 +175,7 @@ class ServerCrashTest {
         long seed = Long.getLong("crash.seed", System.nanoTime());
         Random random = new Random(seed);
         List<SeenTurn> sent = new ArrayList<>();
-        try (SimProviderServer sim = SimProviderServer.startOnLoopback(new ShortTurns())) {
+        try (SimProviderServer sim = SimProviderServer.startOnLoopback(new ShortTurns(), SimProviderServer.Options.DEFAULT.recordingRequests())) {
             ServerProcess server = ServerProcess.start("crash-random-0", dataDir, providerEnv(sim));
             try {
                 String id = ForgeClient.create(server);

@@ -71,7 +71,7 @@ class TwoInstancesTest {
             statement.execute("CREATE DATABASE skillforge_two");
         }
         database = postgres.getDatabase("postgres", "skillforge_two");
-        sim = SimProviderServer.startOnLoopback(replies);
+        sim = SimProviderServer.startOnLoopback(replies, SimProviderServer.Options.DEFAULT.recordingRequests());
         env = new HashMap<>(ServerCrashTest.providerEnv(sim));
         env.put("FORGE_DB_URL", "jdbc:postgresql://localhost:" + postgres.getPort() + "/skillforge_two");
         env.put("FORGE_DB_USER", "postgres");

@@ -59,7 +59,7 @@ public abstract class SimProviderTestBase {
 
     @BeforeEach
     void startSim() {
-        sim = SimProviderServer.startOnLoopback(script);
+        sim = SimProviderServer.startOnLoopback(script, SimProviderServer.Options.DEFAULT.recordingRequests());
     }
 
     @AfterEach
@@ -78,7 +78,7 @@ public abstract class SimProviderTestBase {
     /** Replaces the simulation with one that answers as {@code responder} says, its models as {@code options} say. */
     protected void restartSim(SimResponder responder, SimProviderServer.Options options) {
         sim.close();
-        sim = SimProviderServer.startOnLoopback(responder, options);
+        sim = SimProviderServer.startOnLoopback(responder, options.recordingRequests());
     }
 
     /** {@link #TIMEOUT} for the answer to come, {@code idle} at most between its data. */

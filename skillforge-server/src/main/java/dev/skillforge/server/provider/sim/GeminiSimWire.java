@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The simulated provider in Gemini's wire format: {@code POST /v1beta/models/{model}:streamGenerateContent?alt=sse},
@@ -39,7 +40,7 @@ final class GeminiSimWire {
     private static final String METHOD = "streamGenerateContent";
 
     private final SimResponder responder;
-    private final List<SimRequest> requests;
+    private final Consumer<SimRequest> requests;
     private final Runnable onAbort;
     private final AtomicLong ids;
     private final int contextWindow;
@@ -47,7 +48,7 @@ final class GeminiSimWire {
     /** The signatures this simulation gave, by the text of the answer they signed. */
     private final Map<String, Set<String>> signatures = new ConcurrentHashMap<>();
 
-    GeminiSimWire(SimResponder responder, List<SimRequest> requests, Runnable onAbort, AtomicLong ids, int contextWindow) {
+    GeminiSimWire(SimResponder responder, Consumer<SimRequest> requests, Runnable onAbort, AtomicLong ids, int contextWindow) {
         this.responder = responder;
         this.requests = requests;
         this.onAbort = onAbort;
@@ -114,7 +115,7 @@ final class GeminiSimWire {
         // A refused prompt is never read, so nothing of it is cached.
         long cached = tooLong ? 0 : caches.computeIfAbsent(model, m -> new PrefixCache(CacheRule.forGeminiModel(m))).lookUpAndStore("", prompt);
         String path = ctx.path() + (ctx.queryString() == null ? "" : "?" + ctx.queryString());
-        requests.add(new SimRequest(body, json, null, prompt.length, cached, FORMAT, path, SimProviderServer.headers(ctx)));
+        requests.accept(new SimRequest(body, json, null, prompt.length, cached, FORMAT, path, SimProviderServer.headers(ctx)));
         if (tooLong) {
             error(ctx, 400, "The input token count (" + prompt.length + ") exceeds the maximum number of tokens allowed ("
                     + contextWindow + ").");

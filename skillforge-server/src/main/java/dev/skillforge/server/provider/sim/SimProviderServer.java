@@ -39,7 +39,8 @@ public final class SimProviderServer implements AutoCloseable {
     private final SimResponder responder;
     private final PrefixCache cache;
     private final int contextWindow;
-    private final List<SimRequest> requests = new CopyOnWriteArrayList<>();
+    /** Every request received, when the options ask for it ({@code null} otherwise: the demo keeps nothing). */
+    private final List<SimRequest> requests;
     private final AtomicInteger aborts = new AtomicInteger();
     private final AtomicLong ids = new AtomicLong();
     private volatile CountDownLatch abortSeen = new CountDownLatch(1);
@@ -48,20 +49,27 @@ public final class SimProviderServer implements AutoCloseable {
 
     /**
      * What the simulated models are like: the prompt-cache rule of the OpenAI format (Gemini's follows
-     * the model's name, {@link CacheRule#forGeminiModel}) and each format's context window in prompt tokens.
+     * the model's name, {@link CacheRule#forGeminiModel}) and each format's context window in prompt tokens;
+     * and whether every request is kept for {@link #requests()} (tests and benchmarks; never the demo,
+     * whose memory would grow with every turn).
      */
-    public record Options(CacheRule openAiCacheRule, int openAiContextWindow, int geminiContextWindow) {
+    public record Options(CacheRule openAiCacheRule, int openAiContextWindow, int geminiContextWindow, boolean recordRequests) {
 
-        /** OpenAI's cache rule; windows as large as those of the models each format stands for (128K, 1M). */
-        public static final Options DEFAULT = new Options(CacheRule.OPENAI, 131_072, 1_048_576);
+        /** OpenAI's cache rule; windows as large as those of the models each format stands for (128K, 1M); nothing recorded. */
+        public static final Options DEFAULT = new Options(CacheRule.OPENAI, 131_072, 1_048_576, false);
 
         public Options withCacheRule(CacheRule rule) {
-            return new Options(rule, openAiContextWindow, geminiContextWindow);
+            return new Options(rule, openAiContextWindow, geminiContextWindow, recordRequests);
         }
 
         /** The same window, in tokens, for both formats. */
         public Options withContextWindow(int tokens) {
-            return new Options(openAiCacheRule, tokens, tokens);
+            return new Options(openAiCacheRule, tokens, tokens, recordRequests);
+        }
+
+        /** These options, keeping every request for {@link #requests()}. */
+        public Options recordingRequests() {
+            return new Options(openAiCacheRule, openAiContextWindow, geminiContextWindow, true);
         }
     }
 
@@ -69,7 +77,8 @@ public final class SimProviderServer implements AutoCloseable {
         this.responder = responder;
         this.cache = new PrefixCache(options.openAiCacheRule());
         this.contextWindow = options.openAiContextWindow();
-        this.gemini = new GeminiSimWire(responder, requests, this::recordAbort, ids, options.geminiContextWindow());
+        this.requests = options.recordRequests() ? new CopyOnWriteArrayList<>() : null;
+        this.gemini = new GeminiSimWire(responder, this::record, this::recordAbort, ids, options.geminiContextWindow());
         this.app = Servers.start(host, port, config -> {
             config.http.maxRequestSize = 64L * 1024 * 1024;
             config.routes.post("/v1/chat/completions", this::chatCompletions);
@@ -110,8 +119,22 @@ public final class SimProviderServer implements AutoCloseable {
         return "http://127.0.0.1:" + port();
     }
 
+    /**
+     * Every request received so far, in order.
+     *
+     * @throws IllegalStateException when this simulation was started without {@link Options#recordingRequests()}
+     */
     public List<SimRequest> requests() {
+        if (requests == null) {
+            throw new IllegalStateException("this simulated provider keeps no requests: start it with Options.recordingRequests()");
+        }
         return List.copyOf(requests);
+    }
+
+    private void record(SimRequest request) {
+        if (requests != null) {
+            requests.add(request);
+        }
     }
 
     /** How many streams were cut by the client before they were complete. */
@@ -158,7 +181,7 @@ public final class SimProviderServer implements AutoCloseable {
         boolean tooLong = prompt.length > contextWindow;
         // A refused prompt is never read, so nothing of it is cached.
         long cached = tooLong ? 0 : cache.lookUpAndStore(cacheKey == null ? "" : cacheKey, prompt);
-        requests.add(new SimRequest(body, json, cacheKey, prompt.length, cached, "openai", ctx.path(), headers(ctx)));
+        record(new SimRequest(body, json, cacheKey, prompt.length, cached, "openai", ctx.path(), headers(ctx)));
         if (tooLong) {
             error(ctx, 400, "This model's maximum context length is " + contextWindow + " tokens. However, your messages resulted in "
                     + prompt.length + " tokens. Please reduce the length of the messages.", "invalid_request_error", "context_length_exceeded");

@@ -47,7 +47,7 @@ class GeminiAgentTurnEndToEndTest {
                 SimReply.of("You have no skills yet.").withThoughtSignature(SIGNATURE_2),
                 SimReply.of("Sure: ask me to learn something.").withThoughtSignature(SIGNATURE_3),
                 SimReply.of("Still here."));
-        try (SimProviderServer sim = SimProviderServer.startOnLoopback(script)) {
+        try (SimProviderServer sim = SimProviderServer.startOnLoopback(script, SimProviderServer.Options.DEFAULT.recordingRequests())) {
             String id;
             try (SkillForgeServer server = serverOn(sim)) {
                 id = SseClient.send("POST", url(server, "/api/conversations"), "{}").json().path("id").asText();

@@ -23,7 +23,7 @@ class SimContextWindowTest {
 
     private final SimScript script = new SimScript();
     private final SimProviderServer sim = SimProviderServer.startOnLoopback(script,
-            SimProviderServer.Options.DEFAULT.withContextWindow(WINDOW));
+            SimProviderServer.Options.DEFAULT.withContextWindow(WINDOW).recordingRequests());
     private final HttpClient http = HttpClient.newHttpClient();
 
     @AfterEach
