@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.regex.Pattern;
 
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
@@ -216,7 +217,8 @@ class ChatPageTest extends BrowserTest {
     @Test
     void reloadMidRunInAnotherTabReplaysTheWholeTurn() throws Exception {
         String[] counts = {"One. ", "Two. ", "Three. ", "Four. ", "Five. ", "Six. ", "Seven. ", "Eight. ", "Nine. ", "Ten. ", "Eleven. ", "Twelve."};
-        start(new SimScript(SimReply.of(counts).withDelay(Duration.ofMillis(250))));
+        CountDownLatch release = new CountDownLatch(1); // the turn runs on until the other tab has re-attached
+        start(new SimScript(SimReply.of(counts).withDelay(Duration.ofMillis(50)).withFault(new SimReply.Hold(2, release))));
         open("/");
         sendMessage("Count");
         assertThat(turns().first()).containsText("Two.");
@@ -234,6 +236,8 @@ class ChatPageTest extends BrowserTest {
         other.navigate(server.url("/#/c/" + id));
         Locator turn = other.locator("#turns > .turn").first();
         assertThat(turn.locator(".iteration .content")).containsText("One. Two.");
+        assertThat(turn).hasAttribute("data-status", "running");
+        release.countDown();
         assertThat(turn).hasAttribute("data-status", "complete");
         assertThat(turn.locator(".iteration .content p").textContent()).isEqualTo(String.join("", counts));
         assertThat(lastEventIds).containsExactly("none");

@@ -74,6 +74,14 @@ final class SimEvents {
                 SimProviderServer.pause(silence.duration());
                 return true;
             }
+            case SimReply.Hold hold when hold.afterChunks() == sent -> {
+                try {
+                    hold.release().await(1, java.util.concurrent.TimeUnit.MINUTES);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return false; // the rest of the answer follows
+            }
             case null, default -> {
                 return false;
             }

@@ -55,6 +55,13 @@ public record SimReply(List<String> reasoning, List<String> chunks, Duration del
     public record Silence(int afterChunks, Duration duration) implements Fault {
     }
 
+    /**
+     * After {@code afterChunks} chunks, wait until {@code release} is counted down (at most a minute), then go
+     * on with the rest as if nothing happened: a test decides when a turn may end, instead of racing a delay.
+     */
+    public record Hold(int afterChunks, java.util.concurrent.CountDownLatch release) implements Fault {
+    }
+
     public static SimReply of(String... chunks) {
         return new SimReply(List.of(), List.of(chunks), Duration.ZERO, null);
     }
