@@ -1,6 +1,7 @@
 package dev.skillforge.server.http;
 
 import dev.skillforge.server.ServerHarness;
+import dev.skillforge.server.config.ConnectionLimits;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimReply;
@@ -97,7 +98,7 @@ class HttpHygieneTest {
     }
 
     ServerHarness withIdleTimeout(Duration idle, SimScript script) throws IOException {
-        return new ServerHarness(data, script, SecuritySettings.defaults().withIdleTimeout(idle));
+        return new ServerHarness(data, script, SecuritySettings.defaults().withConnections(ConnectionLimits.DEFAULT.withIdleTimeout(idle)));
     }
 
     @Test
