@@ -189,6 +189,7 @@ public final class ConversationService implements AutoCloseable {
         if (content == null || content.isBlank()) {
             throw new ConversationException(ConversationException.Kind.INVALID, "The message is empty");
         }
+        MessageLimit.check(content);
         requireStorable("message", content);
         while (true) {
             HotConversation conversation = hotOrLoad(id);
