@@ -20,10 +20,10 @@ import java.util.Locale;
  */
 final class CorsPolicy {
 
-    static final String ALLOWED_METHODS = "GET, POST, PATCH, DELETE";
+    private static final String ALLOWED_METHODS = "GET, POST, PATCH, DELETE";
     /** What the page and API clients send: the token, JSON bodies, and where an event stream resumes. */
-    static final String ALLOWED_HEADERS = "Authorization, Content-Type, Last-Event-ID";
-    static final String MAX_AGE_SECONDS = "600";
+    private static final String ALLOWED_HEADERS = "Authorization, Content-Type, Last-Event-ID";
+    private static final String MAX_AGE_SECONDS = "600";
 
     private final List<String> origins;
 
