@@ -3,8 +3,6 @@ package dev.skillforge.server.config;
 import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.ProcessRunner;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -15,28 +13,26 @@ import java.util.regex.Pattern;
 
 /**
  * The security settings, read from {@code FORGE_*} variables beside {@link Settings}: who may call
- * the API, from which origins, and what the model's commands may run. Checked at start like every
+ * the API, from which origins and under which host names, how long and how many connections a
+ * client may hold, and what the model's commands may run. Checked at start like every
  * setting: a wrong value stops the server with a message naming the variable.
  *
- * @param apiToken    {@code FORGE_API_TOKEN}: the bearer token every API call and the page need, or
- *                    {@code null} for none (allowed only on a loopback address); never logged
- * @param corsOrigins {@code FORGE_CORS_ORIGINS}: the origins allowed to call the API from a browser
- *                    (none by default: no CORS headers at all)
- * @param commands    {@code FORGE_ALLOW_COMMANDS} and {@code FORGE_ALLOW_ARGS_NAME}, resolved
- * @param limits      {@code FORGE_COMMAND_TIMEOUT_SECONDS}, {@code FORGE_COMMAND_OUTPUT_BYTES},
- *                    {@code FORGE_MAX_CONCURRENT_COMMANDS}
- * @param idleTimeout {@code FORGE_IDLE_TIMEOUT_SECONDS}: a connection that sends or takes nothing
- *                    for this long is closed; request headers must arrive within
- *                    {@link #headerTimeout()}
+ * @param apiToken     {@code FORGE_API_TOKEN}: the bearer token every API call and the page need, or
+ *                     {@code null} for none (allowed only on a loopback address); never logged
+ * @param corsOrigins  {@code FORGE_CORS_ORIGINS}: the origins allowed to call the API from a browser
+ *                     (none by default: no CORS headers at all)
+ * @param allowedHosts {@code FORGE_ALLOWED_HOSTS}: the {@code Host} names answered besides loopback
+ *                     addresses and {@code localhost} (see {@link AllowedHosts})
+ * @param commands     {@code FORGE_ALLOW_COMMANDS} and {@code FORGE_ALLOW_ARGS_NAME}, resolved
+ * @param limits       {@code FORGE_COMMAND_TIMEOUT_SECONDS}, {@code FORGE_COMMAND_OUTPUT_BYTES},
+ *                     {@code FORGE_MAX_CONCURRENT_COMMANDS}
+ * @param connections  {@code FORGE_IDLE_TIMEOUT_SECONDS}, {@code FORGE_MAX_CONNECTIONS_PER_CLIENT}
  */
-public record SecuritySettings(String apiToken, List<String> corsOrigins, CommandPolicy commands, ProcessRunner.Limits limits,
-                               Duration idleTimeout) {
+public record SecuritySettings(String apiToken, List<String> corsOrigins, AllowedHosts allowedHosts, CommandPolicy commands,
+                               ProcessRunner.Limits limits, ConnectionLimits connections) {
 
     /** The shortest token accepted: 16 characters, 2^96 and more to guess from a short alphabet. */
     public static final int MIN_TOKEN_LENGTH = 16;
-    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
-    /** Request headers must be complete within this (or the idle timeout, if shorter). */
-    public static final Duration MAX_HEADER_TIME = Duration.ofSeconds(10);
 
     private static final Pattern ORIGIN = Pattern.compile("https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\\[[0-9A-Fa-f:.]+](:[0-9]{1,5})?");
 
@@ -46,7 +42,8 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
 
     /** No token, no CORS, no programs: what a loopback demo runs with. */
     public static SecuritySettings defaults() {
-        return new SecuritySettings(null, List.of(), CommandPolicy.none(), ProcessRunner.Limits.DEFAULT, DEFAULT_IDLE_TIMEOUT);
+        return new SecuritySettings(null, List.of(), AllowedHosts.loopbackOnly(), CommandPolicy.none(), ProcessRunner.Limits.DEFAULT,
+                ConnectionLimits.DEFAULT);
     }
 
     public static SecuritySettings fromEnvironment() {
@@ -78,29 +75,29 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
                 Duration.ofSeconds(Settings.integer(env, "FORGE_COMMAND_TIMEOUT_SECONDS", 10, 1, 3600)),
                 Settings.integer(env, "FORGE_COMMAND_OUTPUT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
                 Settings.integer(env, "FORGE_MAX_CONCURRENT_COMMANDS", 4, 1, 256));
-        return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), commands, limits,
-                Duration.ofSeconds(Settings.integer(env, "FORGE_IDLE_TIMEOUT_SECONDS", (int) DEFAULT_IDLE_TIMEOUT.toSeconds(), 1, 3600)));
+        return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), AllowedHosts.parse(env.get(AllowedHosts.VARIABLE)),
+                commands, limits, ConnectionLimits.from(env));
     }
 
     /** The same settings with another API token ({@code null} for none). */
     public SecuritySettings withApiToken(String token) {
-        return new SecuritySettings(token, corsOrigins, commands, limits, idleTimeout);
+        return new SecuritySettings(token, corsOrigins, allowedHosts, commands, limits, connections);
     }
 
     public SecuritySettings withCommands(CommandPolicy policy, ProcessRunner.Limits commandLimits) {
-        return new SecuritySettings(apiToken, corsOrigins, policy, commandLimits, idleTimeout);
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, policy, commandLimits, connections);
     }
 
     public SecuritySettings withCorsOrigins(List<String> origins) {
-        return new SecuritySettings(apiToken, origins, commands, limits, idleTimeout);
+        return new SecuritySettings(apiToken, origins, allowedHosts, commands, limits, connections);
     }
 
-    public SecuritySettings withIdleTimeout(Duration timeout) {
-        return new SecuritySettings(apiToken, corsOrigins, commands, limits, timeout);
+    public SecuritySettings withAllowedHosts(AllowedHosts hosts) {
+        return new SecuritySettings(apiToken, corsOrigins, hosts, commands, limits, connections);
     }
 
-    public Duration headerTimeout() {
-        return idleTimeout.compareTo(MAX_HEADER_TIME) < 0 ? idleTimeout : MAX_HEADER_TIME;
+    public SecuritySettings withConnections(ConnectionLimits connectionLimits) {
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, connectionLimits);
     }
 
     /**
@@ -109,34 +106,12 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
      * @throws IllegalArgumentException naming {@code FORGE_HOST} and {@code FORGE_API_TOKEN}
      */
     public void checkBinding(String host) {
-        if (apiToken != null || isLoopback(host)) {
+        if (apiToken != null || AllowedHosts.isLoopback(host)) {
             return;
         }
         throw new IllegalArgumentException("FORGE_HOST=" + host + " is not a loopback address and FORGE_API_TOKEN is not set: "
                 + "anyone who can reach the server could use it and run its commands. Set FORGE_API_TOKEN (at least "
                 + MIN_TOKEN_LENGTH + " characters, e.g. `openssl rand -hex 32`), or bind to 127.0.0.1");
-    }
-
-    /** True when {@code host} names only this machine (127.0.0.0/8, ::1, localhost). */
-    public static boolean isLoopback(String host) {
-        if (host == null || host.isBlank()) {
-            return false;
-        }
-        String bare = host.strip();
-        if (bare.startsWith("[") && bare.endsWith("]")) {
-            bare = bare.substring(1, bare.length() - 1);
-        }
-        if (bare.equalsIgnoreCase("localhost")) {
-            return true;
-        }
-        if (!bare.matches("[0-9.]+|[0-9A-Fa-f:.]+")) {
-            return false; // a name other than localhost: whatever it resolves to today may change
-        }
-        try {
-            return InetAddress.getByName(bare).isLoopbackAddress(); // a literal: no lookup
-        } catch (UnknownHostException e) {
-            return false;
-        }
     }
 
     private static List<String> list(String value) {
@@ -161,6 +136,6 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
     @Override
     public String toString() {
         return "SecuritySettings[apiToken=" + (apiToken == null ? "none" : "(set)") + ", corsOrigins=" + corsOrigins
-                + ", allowCommands=" + commands + ", limits=" + limits + ", idleTimeout=" + idleTimeout + "]";
+                + ", allowedHosts=" + allowedHosts + ", allowCommands=" + commands + ", limits=" + limits + ", connections=" + connections + "]";
     }
 }

@@ -14,6 +14,8 @@ public final class ConversationException extends RuntimeException {
         BUSY,
         /** The request itself is wrong. */
         INVALID,
+        /** The new message is over {@link MessageLimit#MAX_BYTES}. */
+        TOO_LARGE,
         /** The database is needed for this and cannot be reached. */
         UNAVAILABLE,
         /** The conversation's provider is not configured on this server (any more): start a new conversation. */

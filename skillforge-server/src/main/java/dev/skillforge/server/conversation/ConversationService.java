@@ -198,6 +198,7 @@ public final class ConversationService implements AutoCloseable {
         if (content == null || content.isBlank()) {
             throw new ConversationException(ConversationException.Kind.INVALID, "The message is empty");
         }
+        MessageLimit.check(content);
         requireStorable("message", content);
         validId(id);
         while (true) {

@@ -7,6 +7,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.Transcript;
+import dev.skillforge.server.conversation.MessageLimit;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.run.AgentRun;
@@ -33,9 +34,6 @@ import java.util.function.Supplier;
  * sent before any stream starts; errors never carry stack traces.
  */
 public final class ApiServer implements AutoCloseable {
-
-    /** The largest {@code /api/agent} body: the whole history travels in it. */
-    public static final int MAX_AGENT_BODY_BYTES = 4 * 1024 * 1024;
 
     private static final Logger log = LoggerFactory.getLogger(ApiServer.class);
     /** Marks a response whose JSON error is written, so the 404 handler leaves it alone. */
@@ -167,11 +165,12 @@ public final class ApiServer implements AutoCloseable {
      * {@code conversationId} the turn is the conversation's, and belongs to the server.
      */
     private void agent(Context ctx) throws Exception {
-        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), MAX_AGENT_BODY_BYTES));
+        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_TURN_BODY_BYTES));
         if (request.conversationId() != null) {
-            conversations.streamTurn(ctx, request.conversationId(), request.newMessage());
+            conversations.streamTurn(ctx, request.conversationId(), request.newMessage()); // the service checks the message
             return;
         }
+        MessageLimit.check(request.newMessage());
         SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
         AgentRun run = AgentRun.start(loop, new Transcript(request.messages()), systemPrompt, cacheKey(request.messages()),

@@ -26,7 +26,6 @@ import java.util.Optional;
  */
 public final class ConversationRoutes {
 
-    public static final int MAX_MESSAGE_BODY_BYTES = 1024 * 1024;
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
 
     private final ConversationService conversations;
@@ -53,6 +52,7 @@ public final class ConversationRoutes {
                 case NOT_FOUND -> 404;
                 case BUSY -> 409;
                 case INVALID -> 400;
+                case TOO_LARGE -> 413;
                 case UNAVAILABLE -> 503;
                 case PROVIDER_GONE -> 409;
             };
@@ -60,6 +60,7 @@ public final class ConversationRoutes {
                 case NOT_FOUND -> "not_found";
                 case BUSY -> "turn_in_progress";
                 case INVALID -> "invalid_request";
+                case TOO_LARGE -> "message_too_large";
                 case UNAVAILABLE -> "storage_unavailable";
                 case PROVIDER_GONE -> "provider_not_configured";
             };
@@ -97,7 +98,7 @@ public final class ConversationRoutes {
 
     private void message(Context ctx) throws Exception {
         String id = ctx.pathParam("id");
-        JsonNode body = RequestBodies.readJsonObject(ctx.req(), MAX_MESSAGE_BODY_BYTES);
+        JsonNode body = RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_TURN_BODY_BYTES);
         if (!body.has("content")) {
             throw ApiException.badRequest("invalid_request", "'content' is missing: send {\"content\":\"…\"}");
         }

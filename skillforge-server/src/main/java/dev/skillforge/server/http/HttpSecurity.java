@@ -1,5 +1,7 @@
 package dev.skillforge.server.http;
 
+import dev.skillforge.server.config.AllowedHosts;
+import dev.skillforge.server.config.ConnectionLimits;
 import dev.skillforge.server.config.SecuritySettings;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -17,10 +19,10 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * The locked doors of the HTTP server: authentication, the checks that stop other web sites from
@@ -40,20 +42,25 @@ import java.util.concurrent.atomic.AtomicReference;
  *       (the provider and the command counts need the token).</li>
  * </ul>
  * Without a token (allowed on loopback only, see {@link SecuritySettings#checkBinding}) everything
- * is open to this machine; the {@code Host} header must then name a loopback address or
- * {@code localhost}, so a web page cannot reach the server through DNS rebinding.
+ * is open to this machine; the {@code Host} header must then name a loopback address,
+ * {@code localhost} or a name of {@code FORGE_ALLOWED_HOSTS} ({@link AllowedHosts}, never resolved),
+ * so a web page cannot reach the server through DNS rebinding. With a token, the same check runs
+ * when {@code FORGE_ALLOWED_HOSTS} is set.
  *
  * <p><b>Other sites.</b> A state-changing request ({@code POST}, {@code PUT}, {@code PATCH},
  * {@code DELETE}) carrying an {@code Origin} other than the server's own or a configured CORS
  * origin is {@code 403}; a request body that is not declared {@code application/json} is
  * {@code 415} (a browser form or {@code text/plain} post cannot be dressed as an API call). No CORS
- * headers are sent unless {@code FORGE_CORS_ORIGINS} names origins.
+ * headers are sent unless {@code FORGE_CORS_ORIGINS} names origins, and every CORS preflight is
+ * answered the same whatever its path ({@link CorsPolicy}).
  *
- * <p><b>Limits.</b> Connections idle for {@link SecuritySettings#idleTimeout()} are closed, request
- * headers must arrive within {@link SecuritySettings#headerTimeout()} ({@link SlowHeaderGuard}) and
- * stay under 16 KiB, request bodies must flow at 1 KiB/s at least, at most 1,000 connections are
- * open at once, and Jetty's own error answers are JSON ({@link JsonErrorHandler}). The server
- * sends no version header.
+ * <p><b>Limits.</b> Connections idle for {@link ConnectionLimits#idleTimeout()} are closed; a
+ * connection's next request line and headers must be complete within
+ * {@link ConnectionLimits#headerTimeout()} of its opening or its previous response, blank lines or
+ * not ({@link RequestHeaderDeadline}), and stay under 16 KiB; request bodies must flow at 1 KiB/s at
+ * least; at most {@value ConnectionLimits#MAX_CONNECTIONS} connections are open at once, and at most
+ * {@link ConnectionLimits#maxPerClient()} from one client ({@link ClientConnectionLimit}); Jetty's own
+ * error answers are JSON ({@link JsonErrorHandler}). The server sends no version header.
  */
 public final class HttpSecurity {
 
@@ -61,7 +68,6 @@ public final class HttpSecurity {
     /** The one answer for anything not found, or not authenticated, under {@code /api}. */
     public static final String NOT_FOUND_MESSAGE = "Nothing here: no such conversation, skill or endpoint, or no valid API token";
     public static final int MAX_REQUEST_HEADER_BYTES = 16 * 1024;
-    public static final int MAX_CONNECTIONS = 1000;
     public static final long MIN_REQUEST_BYTES_PER_SECOND = 1024;
     static final String AUTHENTICATED = "skillforge.authenticated";
 
@@ -84,18 +90,20 @@ public final class HttpSecurity {
 
     private final byte[] tokenDigest;
     private final String sessionValue;
-    private final List<String> corsOrigins;
-    private final Duration idleTimeout;
-    private final Duration headerTimeout;
-    private final AtomicReference<SlowHeaderGuard> guard = new AtomicReference<>();
+    private final CorsPolicy cors;
+    private final AllowedHosts allowedHosts;
+    /** Without a token, always; with one, when the operator named hosts. */
+    private final boolean checksHost;
+    private final ConnectionLimits connections;
 
     public HttpSecurity(SecuritySettings settings) {
         String token = settings.apiToken();
         this.tokenDigest = token == null ? null : sha256(token);
         this.sessionValue = token == null ? null : sessionValue(token);
-        this.corsOrigins = settings.corsOrigins();
-        this.idleTimeout = settings.idleTimeout();
-        this.headerTimeout = settings.headerTimeout();
+        this.cors = new CorsPolicy(settings.corsOrigins());
+        this.allowedHosts = settings.allowedHosts();
+        this.checksHost = token == null || !allowedHosts.isLoopbackOnly();
+        this.connections = settings.connections();
     }
 
     public boolean requiresToken() {
@@ -107,7 +115,7 @@ public final class HttpSecurity {
         return !Boolean.FALSE.equals(ctx.attribute(AUTHENTICATED));
     }
 
-    /** Jetty's limits, the JSON error handler, CORS, and the guard that runs before every route. */
+    /** Jetty's limits, the JSON error handler, the connection limits, and the guard that runs before every route. */
     void register(JavalinConfig config) {
         config.jetty.modifyHttpConfiguration(http -> {
             http.setSendServerVersion(false);
@@ -116,31 +124,26 @@ public final class HttpSecurity {
             http.setMinRequestDataRate(MIN_REQUEST_BYTES_PER_SECOND);
         });
         AtomicReference<Server> server = new AtomicReference<>();
+        AtomicReference<RequestHeaderDeadline> deadline = new AtomicReference<>();
         config.jetty.modifyServer(jetty -> {
             server.set(jetty);
             jetty.setErrorHandler(new JsonErrorHandler());
-            jetty.addBean(new ConnectionLimit(MAX_CONNECTIONS, jetty));
+            jetty.addBean(new ConnectionLimit(ConnectionLimits.MAX_CONNECTIONS, jetty));
+            deadline.set(new RequestHeaderDeadline(connections.headerTimeout(), jetty.getScheduler()));
+            jetty.setHandler(deadline.get().handler()); // outermost: Javalin puts its own handlers inside it
         });
+        ClientConnectionLimit perClient = new ClientConnectionLimit(connections.maxPerClient());
         config.events.serverStarting(() -> {
-            SlowHeaderGuard slow = new SlowHeaderGuard(headerTimeout);
-            guard.set(slow);
             for (Connector connector : server.get().getConnectors()) {
                 if (connector instanceof AbstractConnector c) {
-                    c.setIdleTimeout(idleTimeout.toMillis());
-                    c.addBean(slow);
+                    c.setIdleTimeout(connections.idleTimeout().toMillis());
+                    c.addBean(perClient);
+                    c.addBean(deadline.get());
                 }
             }
         });
-        config.events.serverStopped(this::closeGuard);
-        config.events.serverStartFailed(this::closeGuard);
-        if (!corsOrigins.isEmpty()) {
-            config.bundledPlugins.enableCors(cors -> cors.addRule(rule -> {
-                corsOrigins.forEach(origin -> rule.allowHost(origin));
-                rule.allowCredentials = false;
-            }));
-        }
         config.routes.before(this::guard);
-        config.routes.exception(PageAnswer.class, (answer, ctx) -> answer.write(ctx));
+        config.routes.exception(EarlyAnswer.class, (answer, ctx) -> answer.writer.accept(ctx));
         // Jetty's verdicts on a request met while a route reads it (a body too slow, malformed chunking): the client's
         // fault, answered as such, never as a 500 and never with Jetty's wording.
         config.routes.exception(HttpException.RuntimeException.class, (e, ctx) -> {
@@ -148,13 +151,6 @@ public final class HttpSecurity {
             ApiServer.error(ctx, status, status == 408 ? "request_timeout" : "bad_request",
                     status == 408 ? "The request body came too slowly" : "The request could not be read");
         });
-    }
-
-    private void closeGuard() {
-        SlowHeaderGuard slow = guard.getAndSet(null);
-        if (slow != null) {
-            slow.close();
-        }
     }
 
     /** Runs before every route and every static file. */
@@ -166,21 +162,21 @@ public final class HttpSecurity {
         if (api) {
             ctx.header("Cache-Control", "no-store");
         }
-        if (!corsOrigins.isEmpty() && ctx.method() == HandlerType.OPTIONS && ctx.header("Origin") != null) {
-            return; // a CORS preflight carries no credentials; the CORS plugin answers it
+        cors.decorate(ctx);
+        if (checksHost && !allowedHosts.allows(ctx.header("Host"))) {
+            throw new ApiException(403, "forbidden_host", "This server answers only requests addressed to a loopback address"
+                    + " (127.0.0.1, [::1]), localhost, or a host named in " + AllowedHosts.VARIABLE);
         }
-        if (tokenDigest == null) {
-            if (!loopbackHost(ctx.header("Host"))) {
-                throw new ApiException(403, "forbidden_host", "This server has no API token, so it answers only requests"
-                        + " addressed to 127.0.0.1, ::1 or localhost");
-            }
-        } else {
+        if (CorsPolicy.isPreflight(ctx)) {
+            throw cors.preflight(ctx); // before authentication: a preflight carries no credentials
+        }
+        if (tokenDigest != null) {
             boolean authenticated = hasBearerToken(ctx) || hasSessionCookie(ctx);
             ctx.attribute(AUTHENTICATED, authenticated);
             if (ctx.method() == HandlerType.POST && path.equals("/signin")) {
                 checkOrigin(ctx);
                 signIn(ctx, formToken(ctx)); // signed in: redirected to the page
-                throw new PageAnswer(401, "text/html;charset=utf-8", SIGN_IN_PAGE, null);
+                throw EarlyAnswer.signInPage();
             }
             if (!authenticated) {
                 if (path.equals("/healthz")) {
@@ -192,7 +188,7 @@ public final class HttpSecurity {
                 if (ctx.method() == HandlerType.GET && (path.equals("/") || path.equals("/index.html"))) {
                     signIn(ctx, queryToken(ctx));
                 }
-                throw new PageAnswer(401, "text/html;charset=utf-8", SIGN_IN_PAGE, null);
+                throw EarlyAnswer.signInPage();
             }
         }
         if (!SAFE_METHODS.contains(ctx.method())) {
@@ -206,7 +202,7 @@ public final class HttpSecurity {
 
     private void checkOrigin(Context ctx) {
         String origin = ctx.header("Origin");
-        if (origin != null && !sameOrigin(origin, ctx.header("Host")) && !corsOrigins.contains(origin.toLowerCase(Locale.ROOT))) {
+        if (origin != null && !sameOrigin(origin, ctx.header("Host")) && !cors.allows(origin)) {
             throw new ApiException(403, "cross_origin", "Requests from another site are refused: the Origin is not this server's");
         }
     }
@@ -259,7 +255,7 @@ public final class HttpSecurity {
         if (ctx.req().isSecure() || "https".equalsIgnoreCase(ctx.header("X-Forwarded-Proto"))) {
             cookie.append("; Secure");
         }
-        throw new PageAnswer(303, "text/plain;charset=utf-8", "Signed in: go to /", cookie.toString());
+        throw EarlyAnswer.signedIn(cookie.toString());
     }
 
     private boolean hasBearerToken(Context ctx) {
@@ -314,22 +310,6 @@ public final class HttpSecurity {
         return o.equals("http://" + h) || o.equals("https://" + h);
     }
 
-    /** {@code 127.0.0.1:8080}, {@code [::1]:8080}, {@code localhost}…; a missing Host (HTTP/1.0) is this machine's client too. */
-    static boolean loopbackHost(String host) {
-        if (host == null || host.isEmpty()) {
-            return true;
-        }
-        String name = host.strip();
-        if (name.startsWith("[")) {
-            int end = name.indexOf(']');
-            name = end < 0 ? name : name.substring(0, end + 1);
-        } else {
-            int colon = name.indexOf(':');
-            name = colon < 0 ? name : name.substring(0, colon);
-        }
-        return SecuritySettings.isLoopback(name);
-    }
-
     private static String sessionValue(String token) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
@@ -353,34 +333,36 @@ public final class HttpSecurity {
         }
     }
 
-    /** A finished answer that is not JSON (the sign-in page, the redirect after signing in). */
-    static final class PageAnswer extends RuntimeException {
-        private final int status;
-        private final String contentType;
-        private final String body;
-        private final String cookie;
+    /**
+     * An answer finished before any route runs (the sign-in page, the redirect after signing in, a
+     * CORS preflight), thrown from the guard and written by {@link #writer}.
+     */
+    static final class EarlyAnswer extends RuntimeException {
+        private final Consumer<Context> writer;
 
-        PageAnswer(int status, String contentType, String body, String cookie) {
+        EarlyAnswer(Consumer<Context> writer) {
             super(null, null, false, false);
-            this.status = status;
-            this.contentType = contentType;
-            this.body = body;
-            this.cookie = cookie;
+            this.writer = writer;
         }
 
-        void write(Context ctx) {
-            if (cookie != null) {
-                ctx.header("Set-Cookie", cookie);
-                ctx.header("Location", "/");
-            }
-            if (status == 401) {
+        static EarlyAnswer signInPage() {
+            return new EarlyAnswer(ctx -> {
                 ctx.header("WWW-Authenticate", "Bearer realm=\"skillforge\"");
                 // With no-referrer, a browser sends "Origin: null" even for this page's own form; same-origin
                 // lets the sign-in post show where it comes from (and still tells other sites nothing).
                 ctx.header("Referrer-Policy", "same-origin");
-            }
-            ctx.header("Cache-Control", "no-store");
-            ctx.status(status).contentType(contentType).result(body);
+                ctx.header("Cache-Control", "no-store");
+                ctx.status(401).contentType("text/html;charset=utf-8").result(SIGN_IN_PAGE);
+            });
+        }
+
+        static EarlyAnswer signedIn(String cookie) {
+            return new EarlyAnswer(ctx -> {
+                ctx.header("Set-Cookie", cookie);
+                ctx.header("Location", "/");
+                ctx.header("Cache-Control", "no-store");
+                ctx.status(303).contentType("text/plain;charset=utf-8").result("Signed in: go to /");
+            });
         }
     }
 }

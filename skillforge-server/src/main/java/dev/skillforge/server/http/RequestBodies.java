@@ -2,6 +2,7 @@ package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.server.conversation.MessageLimit;
 import dev.skillforge.server.json.Json;
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -13,6 +14,13 @@ import java.nio.charset.StandardCharsets;
 
 /** Reads a JSON request body with a size limit, turning every way it can be wrong into a clear 4xx. */
 public final class RequestBodies {
+
+    /**
+     * The largest body that starts a turn: {@code /api/agent} with a whole history, or a new message
+     * ({@code /messages}), with room for a message at {@link MessageLimit#MAX_BYTES} even when the
+     * client's JSON encoder escapes every non-ASCII character (as ASCII-only encoders do).
+     */
+    public static final int MAX_TURN_BODY_BYTES = 4 * 1024 * 1024;
 
     private RequestBodies() {
     }

@@ -2,6 +2,8 @@ package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.server.ServerHarness;
+import dev.skillforge.server.config.AllowedHosts;
+import dev.skillforge.server.config.HostileDns;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimReply;
@@ -290,38 +292,117 @@ class AuthenticationTest {
         }
     }
 
+    static final String APP = "https://app.example";
+
+    ServerHarness withCors() throws IOException {
+        return new ServerHarness(data, new SimScript(), SecuritySettings.defaults().withApiToken(TOKEN).withCorsOrigins(List.of(APP)));
+    }
+
     @Test
     void configuredCorsOriginsAndOnlyThoseMayCallWithTheToken() throws Exception {
-        try (ServerHarness server = new ServerHarness(data, new SimScript(),
-                SecuritySettings.defaults().withApiToken(TOKEN).withCorsOrigins(List.of("https://app.example")))) {
-            Answer preflight = send("OPTIONS", server.url("/api/conversations"), null, "Origin", "https://app.example",
+        try (ServerHarness server = withCors()) {
+            // What a browser asks before a POST with the token and a JSON body, and what it needs to hear.
+            Answer preflight = send("OPTIONS", server.url("/api/conversations"), null, "Origin", APP,
                     "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization,content-type");
-            assertThat(preflight.status()).isEqualTo(200);
-            assertThat(preflight.headers().firstValue("Access-Control-Allow-Origin")).contains("https://app.example");
-            Answer call = send("POST", server.url("/api/conversations"), "{}", "Origin", "https://app.example", "Authorization", "Bearer " + TOKEN);
+            assertThat(preflight.status()).isEqualTo(204);
+            assertThat(preflight.headers().firstValue("Access-Control-Allow-Origin")).contains(APP);
+            assertThat(preflight.headers().firstValue("Access-Control-Allow-Methods").orElseThrow()).contains("POST", "PATCH", "DELETE");
+            assertThat(preflight.headers().firstValue("Access-Control-Allow-Headers").orElseThrow())
+                    .containsIgnoringCase("authorization").containsIgnoringCase("content-type").containsIgnoringCase("last-event-id");
+            assertThat(preflight.headers().firstValue("Access-Control-Max-Age")).isPresent();
+            Answer call = send("POST", server.url("/api/conversations"), "{}", "Origin", APP, "Authorization", "Bearer " + TOKEN);
             assertThat(call.status()).isEqualTo(201);
-            assertThat(call.headers().firstValue("Access-Control-Allow-Origin")).contains("https://app.example");
+            assertThat(call.headers().firstValue("Access-Control-Allow-Origin")).contains(APP);
+            String id = call.json().path("id").asText();
+            Answer rename = send("PATCH", server.url("/api/conversations/" + id), "{\"title\":\"x\"}", "Origin", APP, "Authorization", "Bearer " + TOKEN);
+            assertThat(rename.status()).isEqualTo(200);
+            assertThat(rename.headers().firstValue("Access-Control-Allow-Origin")).contains(APP);
+            // An unauthenticated call from the configured origin gets the one 404, readable by its page.
+            Answer anonymous = send("GET", server.url("/api/conversations"), null, "Origin", APP);
+            assertThat(anonymous.status()).isEqualTo(404);
+            assertThat(anonymous.headers().firstValue("Access-Control-Allow-Origin")).contains(APP);
+
             Answer other = send("OPTIONS", server.url("/api/conversations"), null, "Origin", "https://evil.example",
                     "Access-Control-Request-Method", "POST");
+            assertThat(other.status()).isEqualTo(403);
+            assertThat(other.json().path("error").path("code").asText()).isEqualTo("cross_origin");
             assertThat(other.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
             assertThat(send("POST", server.url("/api/conversations"), "{}", "Origin", "https://evil.example", "Authorization", "Bearer " + TOKEN)
                     .status()).isEqualTo(403);
-            assertThat(send("GET", server.url("/api/conversations"), null, "Origin", "https://app.example").status()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void anUnauthenticatedPreflightTellsNothingAboutRoutes() throws Exception {
+        try (ServerHarness server = withCors()) {
+            String id = createConversation(server);
+            server.skills.save("kept", "---\nname: kept\ndescription: A skill.\n---\nBody.\n");
+            List<String> routes = List.of("/api/conversations", "/api/conversations/" + id, "/api/conversations/" + id + "/messages",
+                    "/api/conversations/" + id + "/events", "/api/agent", "/api/skills", "/api/skills/kept", "/api/providers", "/healthz",
+                    "/", "/app.js", "/signin");
+            List<String> nothing = List.of("/api/nothing", "/api/conversations/" + UUID.randomUUID(), "/api/conversations/" + id + "/nothing",
+                    "/api/skills/kept/nothing/deeper", "/nothing", "/api");
+            for (String origin : List.of(APP, "https://evil.example")) {
+                for (String method : List.of("GET", "POST", "PATCH", "DELETE", "PUT")) {
+                    Answer reference = send("OPTIONS", server.url("/api/nothing"), null, "Origin", origin, "Access-Control-Request-Method", method);
+                    assertThat(reference.status()).isEqualTo(origin.equals(APP) ? 204 : 403);
+                    for (String path : java.util.stream.Stream.concat(routes.stream(), nothing.stream()).toList()) {
+                        Answer answer = send("OPTIONS", server.url(path), null, "Origin", origin, "Access-Control-Request-Method", method,
+                                "Access-Control-Request-Headers", "authorization,content-type");
+                        String what = origin + " " + method + " " + path;
+                        assertThat(answer.status()).as(what).isEqualTo(reference.status());
+                        assertThat(answer.comparableHeaders()).as(what).isEqualTo(reference.comparableHeaders());
+                        assertThat(answer.body()).as(what).isEqualTo(reference.body());
+                    }
+                }
+                // An OPTIONS that is not a preflight is a request like any other: without the token, the one 404 under /api.
+                Answer route = send("OPTIONS", server.url("/api/conversations"), null, "Origin", origin);
+                Answer none = send("OPTIONS", server.url("/api/nothing"), null, "Origin", origin);
+                assertThat(route.status()).isEqualTo(404);
+                assertThat(route.comparableHeaders()).isEqualTo(none.comparableHeaders());
+                assertThat(route.body()).isEqualTo(none.body());
+            }
         }
     }
 
     @Test
     void withoutATokenTheServerAnswersOnlyRequestsAddressedToLoopback() throws Exception {
+        // A rebinding attacker's DNS: each of these names answers 127.0.0.1. The Host check must not care.
+        List<String> rebound = List.of("deadbeef", "1e100", "face.b00c", "cafe", "127.0.0.1.nip.io", "localhost.evil.com", "localhost.");
+        HostileDns.poison(rebound);
         try (ServerHarness server = new ServerHarness(data, new SimScript())) {
-            for (String host : List.of("evil.example", "evil.example:" + server.server.port(), "192.168.1.10", "127.0.0.1.nip.io")) {
-                String answer = raw(server.server.port(), "GET /api/conversations HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+            int port = server.server.port();
+            List<String> refused = new ArrayList<>();
+            rebound.forEach(name -> refused.addAll(List.of(name, name + ":" + port)));
+            refused.addAll(List.of("evil.example", "evil.example:" + port, "192.168.1.10", "127.1", "2130706433"));
+            for (String host : refused) {
+                String answer = raw(port, "GET /api/conversations HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
                 assertThat(answer).as(host).startsWith("HTTP/1.1 403").contains("forbidden_host");
             }
-            for (String host : List.of("127.0.0.1:" + server.server.port(), "localhost", "localhost:" + server.server.port(), "[::1]:80")) {
-                String answer = raw(server.server.port(), "GET /api/conversations HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+            for (String host : List.of("127.0.0.1:" + port, "localhost", "localhost:" + port, "[::1]:80", "[::ffff:127.0.0.1]:" + port)) {
+                String answer = raw(port, "GET /api/conversations HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
                 assertThat(answer).as(host).startsWith("HTTP/1.1 200");
             }
             assertThat(send("GET", server.url("/healthz"), null).json().path("provider").path("name").asText()).isEqualTo("sim");
+        }
+    }
+
+    @Test
+    void forgeAllowedHostsNamesAProxysHostAndWithATokenTurnsTheHostCheckOn() throws Exception {
+        AllowedHosts proxy = AllowedHosts.parse("forge.example.com");
+        try (ServerHarness open = new ServerHarness(data, new SimScript(), SecuritySettings.defaults().withAllowedHosts(proxy))) {
+            assertThat(raw(open.server.port(), "GET /api/conversations HTTP/1.1\r\nHost: forge.example.com\r\nConnection: close\r\n\r\n"))
+                    .startsWith("HTTP/1.1 200");
+        }
+        try (ServerHarness locked = new ServerHarness(data.resolve("locked"), new SimScript(),
+                SecuritySettings.defaults().withApiToken(TOKEN).withAllowedHosts(proxy))) {
+            int port = locked.server.port();
+            for (String host : List.of("forge.example.com", "FORGE.EXAMPLE.COM:443", "127.0.0.1:" + port)) {
+                assertThat(raw(port, "GET /api/conversations HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + TOKEN
+                        + "\r\nConnection: close\r\n\r\n")).as(host).startsWith("HTTP/1.1 200");
+            }
+            assertThat(raw(port, "GET /api/conversations HTTP/1.1\r\nHost: other.example.com\r\nAuthorization: Bearer " + TOKEN
+                    + "\r\nConnection: close\r\n\r\n")).startsWith("HTTP/1.1 403").contains("forbidden_host");
         }
     }
 

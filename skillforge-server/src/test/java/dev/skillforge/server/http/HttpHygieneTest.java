@@ -1,6 +1,7 @@
 package dev.skillforge.server.http;
 
 import dev.skillforge.server.ServerHarness;
+import dev.skillforge.server.config.ConnectionLimits;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimReply;
@@ -81,10 +82,10 @@ class HttpHygieneTest {
         try (ServerHarness server = new ServerHarness(data, new SimScript())) {
             String id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
             Map<String, Integer> limits = Map.of(
-                    "POST /api/agent", ApiServer.MAX_AGENT_BODY_BYTES,
+                    "POST /api/agent", RequestBodies.MAX_TURN_BODY_BYTES,
                     "POST /api/conversations", 64 * 1024,
                     "PATCH /api/conversations/" + id, 64 * 1024,
-                    "POST /api/conversations/" + id + "/messages", ConversationRoutes.MAX_MESSAGE_BODY_BYTES);
+                    "POST /api/conversations/" + id + "/messages", RequestBodies.MAX_TURN_BODY_BYTES);
             for (var limit : limits.entrySet()) {
                 String[] route = limit.getKey().split(" ");
                 String body = "{\"title\":\"" + "t".repeat(limit.getValue()) + "\"}";
@@ -97,7 +98,7 @@ class HttpHygieneTest {
     }
 
     ServerHarness withIdleTimeout(Duration idle, SimScript script) throws IOException {
-        return new ServerHarness(data, script, SecuritySettings.defaults().withIdleTimeout(idle));
+        return new ServerHarness(data, script, SecuritySettings.defaults().withConnections(ConnectionLimits.DEFAULT.withIdleTimeout(idle)));
     }
 
     @Test
