@@ -37,6 +37,9 @@ public final class ServerHarness implements AutoCloseable {
     public static final String OTHER_PROVIDER = "other";
     public static final String OTHER_MODEL = "other-model";
 
+    /** The key the harness's providers send (the simulation accepts any). */
+    public static final String API_KEY = "test-key";
+
     public static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1));
 
     /** A provider on the simulated server: its name, its model, its wire format (OpenAI's or Gemini's) and its context window. */
@@ -123,12 +126,12 @@ public final class ServerHarness implements AutoCloseable {
 
     private ConfiguredProvider configured(SimProvider provider, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
         if (provider.gemini()) {
-            var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), "test-key", provider.model(),
+            var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY, provider.model(),
                     timeouts, retry, GeminiRequest.Options.ALL));
             return new ConfiguredProvider(client, provider.name(), provider.model(), true, GeminiRequest::conversation, () -> { },
                     provider.name(), false, provider.contextWindow());
         }
-        var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key",
+        var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY,
                 provider.model(), true, timeouts, retry));
         return new ConfiguredProvider(client, provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
                 provider.name(), false, provider.contextWindow());
