@@ -1,13 +1,10 @@
 package dev.skillforge.core.agent;
 
-import dev.skillforge.core.transcript.StorableText;
-
 /**
  * Re-chunks streamed text so that no chunk ends inside a surrogate pair: a provider may split an
  * emoji between two chunks (its two halves as JSON escapes in two events), and each half alone cannot
  * be encoded in UTF-8 (it would reach the client as {@code ?}). A trailing high surrogate is held
- * back and put in front of the next chunk. The chunks given out are {@link StorableText#clean} text,
- * so together they are exactly the stored text.
+ * back and put in front of the next chunk; nothing else changes.
  */
 final class WholeCharacters {
 
@@ -21,12 +18,15 @@ final class WholeCharacters {
             heldBack = joined.charAt(joined.length() - 1);
             joined = joined.substring(0, joined.length() - 1);
         }
-        return StorableText.clean(joined);
+        return joined;
     }
 
-    /** What is still held back at the end of the stream (a high surrogate that never got its pair, cleaned), or "". */
+    /**
+     * What is still held back at the end of the stream: a high surrogate that never got its pair,
+     * given out as U+FFFD, the character the stored text has in its place ({@code StorableText}); or "".
+     */
     String rest() {
-        String rest = heldBack == 0 ? "" : StorableText.clean(String.valueOf(heldBack));
+        String rest = heldBack == 0 ? "" : "\uFFFD";
         heldBack = 0;
         return rest;
     }
