@@ -2,7 +2,7 @@ package dev.skillforge.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -76,7 +76,7 @@ final class HotTurnLatencyBench {
         var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), null, SimProviderServer.MODEL,
                 true, new StreamingHttp.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(30)), RetryPolicy.DEFAULT));
         var provider = new ConfiguredProvider(client, "sim", SimProviderServer.MODEL, true, OpenAiChatRequest::messages, () -> { });
-        return new SkillForgeServer("127.0.0.1", 0, dataDir, AgentLoop.DEFAULT_MAX_ITERATIONS, provider,
+        return new SkillForgeServer("127.0.0.1", 0, dataDir, TurnLimits.DEFAULT, provider,
                 JdbcConversationStore.open(null, null, null, dataDir), wrap);
     }
 

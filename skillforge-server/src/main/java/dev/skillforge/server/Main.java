@@ -50,7 +50,7 @@ public final class Main {
         JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
         ProviderRegistry providers = ProviderFactory.registry(settings);
         ConfiguredProvider provider = providers.defaultProvider();
-        SkillForgeServer server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.maxIterations(),
+        SkillForgeServer server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.turnLimits(),
                 providers, database, UnaryOperator.identity(), security);
         log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",

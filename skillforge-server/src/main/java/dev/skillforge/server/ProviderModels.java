@@ -5,6 +5,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.context.ContextWindow;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.cache.CacheDebug;
@@ -36,16 +37,16 @@ final class ProviderModels implements ConversationModels {
 
     private final ProviderRegistry providers;
     private final CommandRunner commands;
-    private final int maxIterations;
+    private final TurnLimits turnLimits;
     private final ServerMetrics metrics;
     private final boolean strict;
     private final Map<String, AgentLoop> loops = new ConcurrentHashMap<>();
 
     /** @param strict a cache break fails the call ({@link PrefixGuard#STRICT_PROPERTY}) instead of being only logged and counted */
-    ProviderModels(ProviderRegistry providers, CommandRunner commands, int maxIterations, ServerMetrics metrics, boolean strict) {
+    ProviderModels(ProviderRegistry providers, CommandRunner commands, TurnLimits turnLimits, ServerMetrics metrics, boolean strict) {
         this.providers = providers;
         this.commands = commands;
-        this.maxIterations = maxIterations;
+        this.turnLimits = turnLimits;
         this.metrics = metrics;
         this.strict = strict;
     }
@@ -53,7 +54,7 @@ final class ProviderModels implements ConversationModels {
     /** The loop of stateless {@code /api/agent} turns: the default provider, without a prefix guard. */
     AgentLoop statelessLoop() {
         ConfiguredProvider provider = providers.defaultProvider();
-        return new AgentLoop(new CacheDebug(provider.model(), provider.name(), provider.modelName()), commands, maxIterations);
+        return new AgentLoop(new CacheDebug(provider.model(), provider.name(), provider.modelName()), commands, turnLimits);
     }
 
     @Override
@@ -74,7 +75,7 @@ final class ProviderModels implements ConversationModels {
             ConfiguredProvider provider = configured(choice);
             PrefixGuard guard = new PrefixGuard(provider.model(), provider.name(), provider.modelName(), provider.nextRequestMessages(),
                     cacheRule(provider), strict, metrics);
-            return new AgentLoop(guard, commands, maxIterations, new ContextWindow(provider.contextWindow(), TokenEstimate::count));
+            return new AgentLoop(guard, commands, turnLimits, new ContextWindow(provider.contextWindow(), TokenEstimate::count));
         });
     }
 

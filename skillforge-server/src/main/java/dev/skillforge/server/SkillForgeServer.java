@@ -1,6 +1,7 @@
 package dev.skillforge.server;
 
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
@@ -54,28 +55,29 @@ public final class SkillForgeServer implements AutoCloseable {
     private final InstanceIdentity identity;
 
     /** A server whose only provider is {@code provider} (tests, benchmarks). */
-    public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ConfiguredProvider provider,
+    public SkillForgeServer(String host, int port, Path dataDir, TurnLimits turnLimits, ConfiguredProvider provider,
                             JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore) throws IOException {
-        this(host, port, dataDir, maxIterations, ProviderRegistry.single(provider), database, wrapStore);
+        this(host, port, dataDir, turnLimits, ProviderRegistry.single(provider), database, wrapStore);
     }
 
     /**
+     * @param turnLimits how far one turn may go (model calls, answer size, commands)
      * @param providers every configured provider, owned by the server from here on (closed with it);
      *                  turns use the default one
      * @param database  the store, owned by the server from here on (closed with it)
      * @param wrapStore a decorator between the server and the database (identity in production;
      *                  injected latency or outages in tests and benchmarks)
      */
-    public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ProviderRegistry providers,
+    public SkillForgeServer(String host, int port, Path dataDir, TurnLimits turnLimits, ProviderRegistry providers,
                             JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore) throws IOException {
-        this(host, port, dataDir, maxIterations, providers, database, wrapStore, SecuritySettings.defaults());
+        this(host, port, dataDir, turnLimits, providers, database, wrapStore, SecuritySettings.defaults());
     }
 
     /**
      * @param security the API token, CORS origins, and what the model's commands may run
      * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
      */
-    public SkillForgeServer(String host, int port, Path dataDir, int maxIterations, ProviderRegistry providers,
+    public SkillForgeServer(String host, int port, Path dataDir, TurnLimits turnLimits, ProviderRegistry providers,
                             JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore,
                             SecuritySettings security) throws IOException {
         security.checkBinding(host); // before anything starts
@@ -89,7 +91,7 @@ public final class SkillForgeServer implements AutoCloseable {
         this.writer = new StoreWriter(store);
         this.identity = InstanceIdentity.of(dataDir);
         ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills),
-                new ProcessRunner(security.commands(), workspace, security.limits(), commandStats), commandStats), maxIterations, metrics,
+                new ProcessRunner(security.commands(), workspace, security.limits(), commandStats), commandStats), turnLimits, metrics,
                 PrefixGuard.strictByProperty());
         AgentLoop loop = models.statelessLoop(); // stateless /api/agent turns use the default, without a prefix guard
         this.conversations = new ConversationService(store, writer, SystemPrompt.TEXT, models, identity.id(),

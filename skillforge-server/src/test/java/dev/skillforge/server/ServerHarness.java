@@ -1,6 +1,6 @@
 package dev.skillforge.server;
 
-import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.config.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
@@ -36,6 +36,9 @@ public final class ServerHarness implements AutoCloseable {
     /** A second configured provider, on the same simulated server, with its own model name. */
     public static final String OTHER_PROVIDER = "other";
     public static final String OTHER_MODEL = "other-model";
+
+    /** The key the harness's providers send (the simulation accepts any). */
+    public static final String API_KEY = "test-key";
 
     public static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1));
 
@@ -87,22 +90,28 @@ public final class ServerHarness implements AutoCloseable {
 
     public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security) throws IOException {
-        this(dataDir, responder, providerTimeout, retry, wrapStore, security, DEFAULT_PROVIDERS);
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, DEFAULT_PROVIDERS, TurnLimits.DEFAULT);
     }
 
     /** @param providers the configured providers, all on the one simulated server; the first is the default */
     public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security, List<SimProvider> providers) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers);
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT);
+    }
+
+    /** @param turnLimits how far one turn may go (model calls, answer size, commands) */
+    public ServerHarness(Path dataDir, SimResponder responder, TurnLimits turnLimits) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
+                DEFAULT_PROVIDERS, turnLimits);
     }
 
     private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
-                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers)
-            throws IOException {
+                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
+                          TurnLimits turnLimits) throws IOException {
         sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
                 providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
-        server = new SkillForgeServer("127.0.0.1", 0, dataDir, AgentLoop.DEFAULT_MAX_ITERATIONS, registry,
+        server = new SkillForgeServer("127.0.0.1", 0, dataDir, turnLimits, registry,
                 JdbcConversationStore.open(null, null, null, dataDir), wrapStore, security);
         skills = server.skills;
         database = server.database;
@@ -117,12 +126,12 @@ public final class ServerHarness implements AutoCloseable {
 
     private ConfiguredProvider configured(SimProvider provider, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
         if (provider.gemini()) {
-            var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), "test-key", provider.model(),
+            var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY, provider.model(),
                     timeouts, retry, GeminiRequest.Options.ALL));
             return new ConfiguredProvider(client, provider.name(), provider.model(), true, GeminiRequest::conversation, () -> { },
                     provider.name(), false, provider.contextWindow());
         }
-        var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key",
+        var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY,
                 provider.model(), true, timeouts, retry));
         return new ConfiguredProvider(client, provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
                 provider.name(), false, provider.contextWindow());

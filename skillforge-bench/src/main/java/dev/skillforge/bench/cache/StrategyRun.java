@@ -1,7 +1,7 @@
 package dev.skillforge.bench.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -68,7 +68,7 @@ final class StrategyRun {
 
     private static SkillForgeServer server(Path data, ProviderRegistry providers) throws Exception {
         try {
-            return new SkillForgeServer("127.0.0.1", 0, data, AgentLoop.DEFAULT_MAX_ITERATIONS, providers,
+            return new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, providers,
                     JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity());
         } catch (Exception | Error e) {
             providers.close(); // the server owns them only once it started

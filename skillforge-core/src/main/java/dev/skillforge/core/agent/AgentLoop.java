@@ -14,43 +14,51 @@ import java.util.List;
 /**
  * One user turn of the agent: ask the model, run the {@code <shell>} commands it wrote, append the
  * results as a tool entry, ask again; until an answer has no command, the iteration limit is
- * reached, or the run is cancelled.
+ * reached, or the run is cancelled. The {@link TurnLimits} bound what the model can make a turn do:
+ * an answer past the size limit fails its call, and commands past the turn's budget are not run.
  *
  * <p>Transcript rules kept here: the assistant output is appended verbatim, exactly as streamed;
  * every assistant entry that holds commands is followed by one tool entry, also on a stop (commands
  * that did not run say so); a failed model call appends nothing of its own, so the transcript stays
  * as it was after the last complete iteration (plus a context cut made before the call, if one was).
  * On a stop during streaming, the text the person already saw is kept as the assistant entry.
+ * Text and reasoning events never end inside a surrogate pair ({@link WholeCharacters}).
  */
 public final class AgentLoop {
 
-    public static final int DEFAULT_MAX_ITERATIONS = 10;
     /** Results in {@code tool-result} events are capped here; the tool entry has its own, smaller cap. */
     public static final int UI_RESULT_CAP = 100_000;
     /** Exit code reported for a command that did not run because the run was stopped (as for SIGINT). */
     public static final int NOT_RUN_EXIT_CODE = 130;
+    /** Exit code reported for a command refused before it ran (as a shell reports a command it cannot execute). */
+    public static final int REFUSED_EXIT_CODE = 126;
+    /** The error code of a model call whose answer passed {@link TurnLimits#maxAnswerChars()}. */
+    public static final String ANSWER_TOO_LONG = "answer_too_long";
     static final String NOT_RUN_RESULT = "[not run: the run was stopped]";
     static final String NOT_RUN_AFTER_FAILURE = "[not run: the model call failed]";
 
     private final ModelProvider provider;
     private final CommandRunner runner;
-    private final int maxIterations;
+    private final TurnLimits limits;
     private final ContextView context;
 
     /** A loop that sends the whole transcript on every call (no context window). */
-    public AgentLoop(ModelProvider provider, CommandRunner runner, int maxIterations) {
-        this(provider, runner, maxIterations, ContextView.WHOLE);
+    public AgentLoop(ModelProvider provider, CommandRunner runner, TurnLimits limits) {
+        this(provider, runner, limits, ContextView.WHOLE);
     }
 
     /** @param context what the model is sent of the transcript on each call ({@link dev.skillforge.core.context.ContextWindow}) */
-    public AgentLoop(ModelProvider provider, CommandRunner runner, int maxIterations, ContextView context) {
-        if (maxIterations < 1) {
-            throw new IllegalArgumentException("maxIterations must be at least 1, was " + maxIterations);
-        }
+    public AgentLoop(ModelProvider provider, CommandRunner runner, TurnLimits limits, ContextView context) {
         this.provider = provider;
         this.runner = runner;
-        this.maxIterations = maxIterations;
+        this.limits = limits;
         this.context = context;
+    }
+
+    /** The result of a command not run because the turn already ran {@code budget} commands. */
+    static String notRunOverBudget(int budget) {
+        return "[not run: the per-turn command budget of " + budget + " is spent; answer with what you have,"
+                + " and the person can ask you to go on in a new message]";
     }
 
     /**
@@ -85,6 +93,7 @@ public final class AgentLoop {
         }
 
         AgentEvent run() {
+            int maxIterations = limits.maxIterations();
             for (int iteration = 0; iteration < maxIterations; iteration++) {
                 if (cancellation.isCancelled()) {
                     return done(Math.max(0, iteration - 1), StopReason.CANCELLED, iteration);
@@ -95,6 +104,7 @@ public final class AgentLoop {
                     reply = provider.stream(new ModelCall(systemPrompt, view(iteration), cacheKey, iteration), output, cancellation);
                 } catch (ProviderException | RuntimeException e) {
                     if (cancellation.isCancelled()) {
+                        output.finish();
                         if (!output.text.isEmpty()) {
                             appendAssistant(iteration, output, null);
                             appendToolEntry(iteration, output.commands, List.of());
@@ -110,6 +120,7 @@ public final class AgentLoop {
                             ? new AgentEvent.Error(iteration, failure.getMessage(), failure.code())
                             : new AgentEvent.Error(iteration, "The model provider failed unexpectedly (" + e.getClass().getSimpleName() + ")", "provider_failure"));
                 }
+                output.finish();
                 appendAssistant(iteration, output, reply);
                 if (output.commands.isEmpty()) {
                     sink.accept(new AgentEvent.IterationEnd(iteration, false));
@@ -146,11 +157,18 @@ public final class AgentLoop {
             }
         }
 
+        /** Runs the commands in order until a stop; those past the turn's budget are reported as not run. */
         private List<ToolOutputFormat.Executed> runCommands(int iteration, List<ShellCommand> commands) {
             List<ToolOutputFormat.Executed> executed = new ArrayList<>();
             for (ShellCommand command : commands) {
                 if (cancellation.isCancelled()) {
                     break;
+                }
+                if (commandsRun >= limits.maxCommands()) {
+                    String notRun = notRunOverBudget(limits.maxCommands());
+                    executed.add(new ToolOutputFormat.Executed(command.command(), notRun));
+                    sink.accept(new AgentEvent.ToolResult(iteration, command.id(), command.command(), notRun, REFUSED_EXIT_CODE));
+                    continue;
                 }
                 sink.accept(new AgentEvent.ToolStart(iteration, command.id(), command.command()));
                 CommandResult result = runSafely(command);
@@ -194,35 +212,65 @@ public final class AgentLoop {
             return event;
         }
 
-        /** Collects one model call's output as it streams and reports it, finding commands on the way. */
+        /**
+         * Collects one model call's output as it streams and reports it, finding commands on the way;
+         * fails the call once the answer passes the size limit.
+         */
         private final class IterationOutput implements ModelStreamListener {
             private final int iteration;
             private final StringBuilder text = new StringBuilder();
+            private final WholeCharacters textCharacters = new WholeCharacters();
+            private final WholeCharacters reasoningCharacters = new WholeCharacters();
             private final ShellTagScanner scanner = new ShellTagScanner();
             private final List<ShellCommand> commands = new ArrayList<>();
+            private long answerChars;
 
             IterationOutput(int iteration) {
                 this.iteration = iteration;
             }
 
             @Override
-            public void onText(String chunk) {
-                if (chunk.isEmpty()) {
+            public void onText(String chunk) throws ProviderException {
+                count(chunk);
+                emitText(textCharacters.next(chunk));
+            }
+
+            @Override
+            public void onReasoning(String chunk) throws ProviderException {
+                count(chunk);
+                emitReasoning(reasoningCharacters.next(chunk));
+            }
+
+            /** The stream ended: gives out what was held back (half a surrogate pair that never got its other half). */
+            void finish() {
+                emitText(textCharacters.rest());
+                emitReasoning(reasoningCharacters.rest());
+            }
+
+            private void count(String chunk) throws ProviderException {
+                answerChars += chunk.length();
+                if (answerChars > limits.maxAnswerChars()) {
+                    throw new ProviderException(ANSWER_TOO_LONG, "The model's answer passed " + limits.maxAnswerChars()
+                            + " characters, the most this server takes from one answer: it was stopped there and is not kept");
+                }
+            }
+
+            private void emitText(String whole) {
+                if (whole.isEmpty()) {
                     return;
                 }
-                text.append(chunk);
-                sink.accept(new AgentEvent.Text(iteration, chunk));
-                for (String command : scanner.feed(chunk)) {
+                text.append(whole);
+                sink.accept(new AgentEvent.Text(iteration, whole));
+                for (String command : scanner.feed(whole)) {
                     ShellCommand found = ShellCommand.of(iteration, commands.size(), command);
                     commands.add(found);
                     sink.accept(new AgentEvent.ToolCall(iteration, found.id(), found.command()));
                 }
             }
 
-            @Override
-            public void onReasoning(String chunk) {
-                if (!chunk.isEmpty()) {
-                    sink.accept(new AgentEvent.Reasoning(iteration, chunk));
+            private void emitReasoning(String whole) {
+                if (!whole.isEmpty()) {
+                    sink.accept(new AgentEvent.Reasoning(iteration, whole));
                 }
             }
 

@@ -209,19 +209,19 @@ class AgentLoopTest {
 
     @Test
     void defaultMaxIterationsIsTen() {
-        assertThat(AgentLoop.DEFAULT_MAX_ITERATIONS).isEqualTo(10);
+        assertThat(TurnLimits.DEFAULT_MAX_ITERATIONS).isEqualTo(10);
         for (int i = 0; i < 10; i++) {
             provider.script(reply("<shell>ls</shell>"));
         }
 
-        AgentEvent last = run(AgentLoop.DEFAULT_MAX_ITERATIONS);
+        AgentEvent last = run(TurnLimits.DEFAULT_MAX_ITERATIONS);
 
         assertThat(last).isEqualTo(new AgentEvent.Done(9, StopReason.MAX_ITERATIONS, 10, 10, Usage.UNKNOWN));
     }
 
     @Test
     void maxIterationsBelowOneIsRejected() {
-        assertThatThrownBy(() -> new AgentLoop(provider, runner, 0))
+        assertThatThrownBy(() -> TurnLimits.DEFAULT.withMaxIterations(0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maxIterations must be at least 1, was 0");
     }
@@ -322,7 +322,7 @@ class AgentLoopTest {
             }
         };
 
-        AgentEvent last = new AgentLoop(provider, runner, 10).run(transcript, SYSTEM, CACHE_KEY, cancelOnIterationEnd, cancellation);
+        AgentEvent last = new AgentLoop(provider, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, cancelOnIterationEnd, cancellation);
 
         assertThat(provider.calls).hasSize(1);
         assertThat(last).isEqualTo(new AgentEvent.Done(0, StopReason.CANCELLED, 1, 1, Usage.UNKNOWN));
@@ -404,7 +404,7 @@ class AgentLoopTest {
             throw new IllegalStateException("secret internal detail");
         };
 
-        AgentEvent last = new AgentLoop(crashing, runner, 10).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        AgentEvent last = new AgentLoop(crashing, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
 
         AgentEvent.Error expected = new AgentEvent.Error(0,
                 "The model provider failed unexpectedly (IllegalStateException)", "provider_failure");
@@ -431,7 +431,7 @@ class AgentLoopTest {
             throw new NullPointerException();
         };
 
-        AgentEvent last = new AgentLoop(crashingSecond, runner, 10).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        AgentEvent last = new AgentLoop(crashingSecond, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
 
         assertThat(last).isEqualTo(new AgentEvent.Error(1,
                 "The model provider failed unexpectedly (NullPointerException)", "provider_failure"));
@@ -474,7 +474,7 @@ class AgentLoopTest {
             throw new IllegalArgumentException("boom");
         };
 
-        new AgentLoop(crashing, runner, 10).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        new AgentLoop(crashing, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
 
         assertThat(events).containsExactly(
                 new AgentEvent.Text(0, "<shell>ls</shell><shell>ls</shell>"),
@@ -598,6 +598,139 @@ class AgentLoopTest {
                 .isEqualTo("$ cat medium\n" + "m".repeat(2000) + "\n[truncated: 500 more characters of 2500]");
     }
 
+    // ---------------------------------------------------------------- the answer size limit
+
+    @Test
+    void anAnswerPastTheSizeLimitFailsItsCallLikeACutOffAnswerAndKeepsNothingOfIt() {
+        provider.script(reply("<shell>skill list</shell>"), reply("<shell>ls</shell>", " and <shell>skill delete a</shell>", " never seen"));
+
+        AgentEvent last = run(TurnLimits.DEFAULT.withMaxAnswerChars(30));
+
+        String message = "The model's answer passed 30 characters, the most this server takes from one answer:"
+                + " it was stopped there and is not kept";
+        assertThat(last).isEqualTo(new AgentEvent.Error(1, message, AgentLoop.ANSWER_TOO_LONG));
+        assertThat(AgentLoop.ANSWER_TOO_LONG).isEqualTo("answer_too_long");
+        assertThat(events.subList(events.size() - 4, events.size())).as("the command it announced is closed, the rest never streamed")
+                .containsExactly(
+                        new AgentEvent.Text(1, "<shell>ls</shell>"),
+                        new AgentEvent.ToolCall(1, "cmd-1-0", "ls"),
+                        new AgentEvent.ToolResult(1, "cmd-1-0", "ls", "[not run: the model call failed]", 130),
+                        last);
+        assertThat(runner.ran).extracting(ShellCommand::id).as("nothing of the too long answer ran").containsExactly("cmd-0-0");
+        assertThat(transcript.entries()).as("the transcript as it was after the last whole iteration").containsExactly(
+                new Entry.User("What skills do I have?"),
+                new Entry.Assistant("<shell>skill list</shell>"),
+                new Entry.Tool("$ skill list\nresult of cmd-0-0"));
+    }
+
+    @Test
+    void reasoningCountsTowardsTheAnswerSize() {
+        provider.script(reply("0123456789").reasoning("a".repeat(15)));
+
+        AgentEvent last = run(TurnLimits.DEFAULT.withMaxAnswerChars(20));
+
+        assertThat(last).isInstanceOf(AgentEvent.Error.class).extracting(e -> ((AgentEvent.Error) e).code())
+                .isEqualTo(AgentLoop.ANSWER_TOO_LONG);
+        assertThat(transcript.entries()).containsExactly(new Entry.User("What skills do I have?"));
+    }
+
+    @Test
+    void theSizeLimitIsPerAnswerAndAnAnswerOfExactlyTheLimitIsWhole() {
+        provider.script(reply("<shell>ls</shell>", "..."), reply("twenty characters!!!"));
+
+        AgentEvent last = run(TurnLimits.DEFAULT.withMaxAnswerChars(20));
+
+        assertThat(last).isEqualTo(new AgentEvent.Done(1, StopReason.COMPLETE, 2, 1, Usage.UNKNOWN));
+        assertThat(transcript.last()).isEqualTo(new Entry.Assistant("twenty characters!!!"));
+    }
+
+    // ---------------------------------------------------------------- the per-turn command budget
+
+    @Test
+    void commandsPastTheTurnsBudgetAreNotRunAndEachStillGetsItsResultInTheToolEntry() {
+        provider.script(
+                reply("<shell>skill list</shell><shell>skill get a</shell>"),
+                reply("<shell>ls</shell><shell>ls -la</shell><shell>skill delete a</shell>"),
+                reply("<shell>skill list</shell>"),
+                reply("Out of commands."));
+
+        AgentEvent last = run(TurnLimits.DEFAULT.withMaxCommands(3));
+
+        String notRun = "[not run: the per-turn command budget of 3 is spent; answer with what you have,"
+                + " and the person can ask you to go on in a new message]";
+        assertThat(AgentLoop.notRunOverBudget(3)).isEqualTo(notRun);
+        assertThat(runner.ran).extracting(ShellCommand::id).containsExactly("cmd-0-0", "cmd-0-1", "cmd-1-0");
+        assertThat(of(AgentEvent.ToolResult.class).subList(3, 6)).containsExactly(
+                new AgentEvent.ToolResult(1, "cmd-1-1", "ls -la", notRun, 126),
+                new AgentEvent.ToolResult(1, "cmd-1-2", "skill delete a", notRun, 126),
+                new AgentEvent.ToolResult(2, "cmd-2-0", "skill list", notRun, 126));
+        assertThat(AgentLoop.REFUSED_EXIT_CODE).isEqualTo(126);
+        assertThat(of(AgentEvent.ToolStart.class)).extracting(AgentEvent.ToolStart::commandId)
+                .as("a command over the budget never starts").containsExactly("cmd-0-0", "cmd-0-1", "cmd-1-0");
+        assertThat(transcript.entries()).containsExactly(
+                new Entry.User("What skills do I have?"),
+                new Entry.Assistant("<shell>skill list</shell><shell>skill get a</shell>"),
+                new Entry.Tool("$ skill list\nresult of cmd-0-0\n\n$ skill get a\nresult of cmd-0-1"),
+                new Entry.Assistant("<shell>ls</shell><shell>ls -la</shell><shell>skill delete a</shell>"),
+                new Entry.Tool("$ ls\nresult of cmd-1-0\n\n$ ls -la\n" + notRun + "\n\n$ skill delete a\n" + notRun),
+                new Entry.Assistant("<shell>skill list</shell>"),
+                new Entry.Tool("$ skill list\n" + notRun),
+                new Entry.Assistant("Out of commands."));
+        assertThat(last).isEqualTo(new AgentEvent.Done(3, StopReason.COMPLETE, 4, 3, Usage.UNKNOWN));
+    }
+
+    @Test
+    void anAnswerWithThreeThousandCommandsRunsOnlyTheDefaultBudget() {
+        provider.script(reply("<shell>ls</shell>".repeat(3000)), reply("Done."));
+
+        AgentEvent last = run(TurnLimits.DEFAULT);
+
+        assertThat(TurnLimits.DEFAULT.maxCommands()).isEqualTo(50);
+        assertThat(runner.ran).hasSize(50);
+        assertThat(of(AgentEvent.ToolResult.class)).hasSize(3000)
+                .filteredOn(result -> result.exitCode() == AgentLoop.REFUSED_EXIT_CODE).hasSize(2950);
+        assertThat(last).isEqualTo(new AgentEvent.Done(1, StopReason.COMPLETE, 2, 50, Usage.UNKNOWN));
+    }
+
+    // ---------------------------------------------------------------- surrogate pairs split across chunks
+
+    @Test
+    void aSurrogatePairSplitAcrossChunksIsStreamedWholeInTextAndReasoning() {
+        provider.script(reply("Tea ", "\uD83C", "\uDF75 is ready").reasoning("Hmm \uD83E", "\uDD14", "."));
+
+        run(10);
+
+        assertThat(events).startsWith(
+                new AgentEvent.Reasoning(0, "Hmm "),
+                new AgentEvent.Reasoning(0, "\uD83E\uDD14"),
+                new AgentEvent.Reasoning(0, "."),
+                new AgentEvent.Text(0, "Tea "),
+                new AgentEvent.Text(0, "\uD83C\uDF75 is ready"));
+        assertThat(transcript.last()).isEqualTo(new Entry.Assistant("Tea \uD83C\uDF75 is ready"));
+    }
+
+    @Test
+    void aHighSurrogateLeftAtTheEndOfTheStreamIsGivenOutAsTheReplacementCharacterItIsStoredAs() {
+        provider.script(reply("Cut \uD83C"));
+
+        run(10);
+
+        assertThat(of(AgentEvent.Text.class)).containsExactly(new AgentEvent.Text(0, "Cut "), new AgentEvent.Text(0, "\uFFFD"));
+        assertThat(transcript.last()).isEqualTo(new Entry.Assistant("Cut \uFFFD"));
+        assertThat(of(AgentEvent.RawContent.class)).containsExactly(new AgentEvent.RawContent(0, "Cut \uFFFD"));
+    }
+
+    @Test
+    void aStopAfterHalfASurrogatePairKeepsWhatWasStreamedConsistentWithWhatIsStored() {
+        provider.script(reply("Partial \uD83C").cancellingAfterText().failing("cancelled", "the run was stopped"));
+
+        run(10);
+
+        String streamed = of(AgentEvent.Text.class).stream().map(AgentEvent.Text::content).reduce("", String::concat);
+        assertThat(streamed).isEqualTo("Partial \uFFFD");
+        assertThat(transcript.last()).isEqualTo(new Entry.Assistant(streamed));
+    }
+
     // ---------------------------------------------------------------- streaming details
 
     @Test
@@ -633,7 +766,7 @@ class AgentLoopTest {
             return new ModelReply(null, Usage.UNKNOWN);
         };
 
-        new AgentLoop(withSources, runner, 10).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        new AgentLoop(withSources, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
 
         assertThat(of(AgentEvent.Source.class)).containsExactly(new AgentEvent.Source(0, "https://example.com/a", "Example A"));
     }
@@ -691,7 +824,7 @@ class AgentLoopTest {
 
     @Test
     void runRefusesAnEmptyTranscript() {
-        AgentLoop loop = new AgentLoop(provider, runner, 10);
+        AgentLoop loop = new AgentLoop(provider, runner, TurnLimits.DEFAULT);
 
         assertThatThrownBy(() -> loop.run(new Transcript(), SYSTEM, CACHE_KEY, events::add, cancellation))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -711,7 +844,7 @@ class AgentLoopTest {
         List<Entry> before = conversation.entries();
         provider.script(reply("<shell>skill list</shell>"), reply("Done."));
         // A token per four characters: the six turns pass 80% of 2048 tokens, the last two and the note fit in 40%.
-        AgentLoop loop = new AgentLoop(provider, runner, 10, new ContextWindow(2048, text -> (text.length() + 3) / 4));
+        AgentLoop loop = new AgentLoop(provider, runner, TurnLimits.DEFAULT, new ContextWindow(2048, text -> (text.length() + 3) / 4));
 
         AgentEvent last = loop.run(conversation, SYSTEM, CACHE_KEY, events::add, cancellation);
 
@@ -746,7 +879,11 @@ class AgentLoopTest {
     }
 
     private AgentEvent run(int maxIterations) {
-        return new AgentLoop(provider, runner, maxIterations).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        return run(TurnLimits.DEFAULT.withMaxIterations(maxIterations));
+    }
+
+    private AgentEvent run(TurnLimits limits) {
+        return new AgentLoop(provider, runner, limits).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
     }
 
     private List<String> types() {
@@ -815,8 +952,12 @@ class AgentLoopTest {
             if (reply == null) {
                 throw new AssertionError("unexpected model call #" + calls.size());
             }
-            reply.reasoning().forEach(listener::onReasoning);
-            reply.text().forEach(listener::onText);
+            for (String chunk : reply.reasoning()) {
+                listener.onReasoning(chunk);
+            }
+            for (String chunk : reply.text()) {
+                listener.onText(chunk);
+            }
             if (reply.cancelAfterText()) {
                 cancellation.cancel("test stop");
             }

@@ -1,5 +1,7 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.core.agent.TurnLimits;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -9,6 +11,7 @@ import java.util.Map;
  * stay). Every value is checked at start, and a wrong one stops the server with a message naming
  * the variable.
  *
+ * @param turnLimits {@code FORGE_MAX_ITERATIONS}, {@code FORGE_MAX_ANSWER_CHARS}, {@code FORGE_MAX_COMMANDS_PER_TURN}
  * @param provider   the preset of the default provider: {@code sim} (the default when no key is configured),
  *                   {@code openai}, {@code gemini}, or another preset ({@link ProviderPreset})
  * @param model      {@code FORGE_MODEL}, or {@code null} for the preset's default
@@ -18,7 +21,7 @@ import java.util.Map;
  * @param dbPassword the database password, or {@code null}; never logged
  * @param providers  every configured provider by name, resolved (keys included, from the environment only), and the default
  */
-public record Settings(String host, int port, Path dataDir, int maxIterations, String provider, String model,
+public record Settings(String host, int port, Path dataDir, TurnLimits turnLimits, String provider, String model,
                        String apiKey, String baseUrl, Duration providerTimeout,
                        String dbUrl, String dbUser, String dbPassword, ProvidersConfig providers) {
 
@@ -40,7 +43,10 @@ public record Settings(String host, int port, Path dataDir, int maxIterations, S
                 env.getOrDefault("FORGE_HOST", "127.0.0.1").strip(),
                 integer(env, "FORGE_PORT", DEFAULT_PORT, 0, 65535),
                 dataDir,
-                integer(env, "FORGE_MAX_ITERATIONS", 10, 1, 100),
+                new TurnLimits(
+                        integer(env, "FORGE_MAX_ITERATIONS", TurnLimits.DEFAULT_MAX_ITERATIONS, 1, 100),
+                        integer(env, "FORGE_MAX_ANSWER_CHARS", TurnLimits.DEFAULT_MAX_ANSWER_CHARS, 1_000, 100_000_000),
+                        integer(env, "FORGE_MAX_COMMANDS_PER_TURN", TurnLimits.DEFAULT_MAX_COMMANDS, 1, 10_000)),
                 providers.defaultSpec().preset().id(),
                 blankToNull(env.get("FORGE_MODEL")),
                 apiKey,
@@ -85,7 +91,7 @@ public record Settings(String host, int port, Path dataDir, int maxIterations, S
     /** Settings with the API key hidden, for logs. */
     @Override
     public String toString() {
-        return "Settings[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", maxIterations=" + maxIterations
+        return "Settings[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", turnLimits=" + turnLimits
                 + ", provider=" + provider + ", model=" + model + ", apiKey=" + (apiKey == null ? "none" : "(set)")
                 + ", baseUrl=" + baseUrl + ", providerTimeout=" + providerTimeout
                 + ", db=" + (dbUrl == null ? "embedded" : dbUrl.replaceAll("password=[^&]*", "password=…"))

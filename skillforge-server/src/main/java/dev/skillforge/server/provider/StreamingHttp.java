@@ -2,15 +2,21 @@ package dev.skillforge.server.provider;
 
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.core.transcript.StorableText;
 
+import java.io.ByteArrayOutputStream;
 import java.net.ConnectException;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -25,11 +31,17 @@ import java.util.concurrent.TimeoutException;
 /**
  * A streaming HTTP call to a provider, read line by line on the caller's thread.
  *
- * <p>Built on the JDK's {@link HttpClient}: the body arrives through a line subscriber into a
- * queue, so the reader can wait with an idle timeout and a stop can abort the exchange from any
- * thread at once (cancelling the subscription closes the connection, which the provider sees).
+ * <p>Built on the JDK's {@link HttpClient}: the body's byte buffers arrive in a queue (one list at a
+ * time: the connection is read as fast as the lines are), so the reader can wait with an idle
+ * timeout and a stop can abort the exchange from any thread at once (cancelling the subscription
+ * closes the connection, which the provider sees). Lines are cut in linear time ({@link LineSplitter})
+ * and none may pass {@link #MAX_LINE_BYTES}: a provider cannot make the server collect or rescan an
+ * endless line.
  */
 public final class StreamingHttp {
+
+    /** The longest line read from a provider's stream: 4 MiB, far above any real event (a chunk of text, usage, a signature). */
+    public static final int MAX_LINE_BYTES = 4 * 1024 * 1024;
 
     private static final HttpClient CLIENT = HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(10))
@@ -55,7 +67,7 @@ public final class StreamingHttp {
         exchange.whenComplete((ignored, failure) -> {
             if (failure != null) {
                 response.headers.completeExceptionally(failure); // a failed connection ends the wait for headers at once
-                response.lines.add(new Failure(failure));
+                response.arrived.add(new Failure(failure));
             }
         });
         AutoCloseable abort = cancellation.onCancel(() -> {
@@ -112,11 +124,19 @@ public final class StreamingHttp {
     private static final Object END = new Object();
     private static final Object ABORTED = new Object();
 
-    /** An open response: status, headers, and the body as lines. Close it when done. */
-    public static final class Response implements Flow.Subscriber<String>, AutoCloseable {
+    /**
+     * An open response: status, headers, and the body as lines of at most {@link #MAX_LINE_BYTES}
+     * bytes. Close it when done.
+     */
+    public static final class Response implements Flow.Subscriber<List<ByteBuffer>>, AutoCloseable {
         private final Duration idle;
         private final CompletableFuture<HttpResponse.ResponseInfo> headers = new CompletableFuture<>();
-        private final BlockingQueue<Object> lines = new LinkedBlockingQueue<>();
+        /** What the connection delivered: lists of buffers, then END, a Failure or ABORTED. */
+        private final BlockingQueue<Object> arrived = new LinkedBlockingQueue<>();
+        private final Deque<ByteBuffer> unread = new ArrayDeque<>();
+        private final LineSplitter lines = new LineSplitter(MAX_LINE_BYTES);
+        private ByteBuffer current = ByteBuffer.allocate(0);
+        private boolean ended;
         private volatile Flow.Subscription subscription;
         private volatile boolean aborted;
         private HttpResponse.ResponseInfo info;
@@ -128,7 +148,7 @@ public final class StreamingHttp {
 
         private HttpResponse.BodySubscriber<Void> onHeaders(HttpResponse.ResponseInfo responseInfo) {
             headers.complete(responseInfo);
-            return HttpResponse.BodySubscribers.fromLineSubscriber(this, s -> null, StandardCharsets.UTF_8, null);
+            return HttpResponse.BodySubscribers.fromSubscriber(this);
         }
 
         public int status() {
@@ -143,13 +163,84 @@ public final class StreamingHttp {
          * The next line of the body without its line terminator (LF, CR or CRLF), or {@code null}
          * at the end of the body.
          *
-         * @throws ProviderException when no line arrives within the idle timeout, the connection
-         *                           breaks, or the call was cancelled
+         * @throws ProviderException when no whole line arrives within the idle timeout, a line passes
+         *                           {@link #MAX_LINE_BYTES} ({@code provider_line_too_long}), the
+         *                           connection breaks, or the call was cancelled
          */
         public String nextLine() throws ProviderException {
+            long deadline = System.nanoTime() + idle.toNanos();
+            while (true) {
+                String line = take(current);
+                if (line != null) {
+                    return line;
+                }
+                ByteBuffer next = nextBuffer(deadline);
+                if (next == null) {
+                    return lines.rest();
+                }
+                current = next;
+            }
+        }
+
+        /** The next line from {@code buffer}, or {@code null}; a line past the cap closes the connection. */
+        private String take(ByteBuffer buffer) throws ProviderException {
+            try {
+                return lines.take(buffer);
+            } catch (ProviderException tooLong) {
+                abort();
+                throw tooLong;
+            }
+        }
+
+        /**
+         * Reads the rest of the body as text, at most {@code maxChars} (for error messages), whatever
+         * its lines; line endings become LF.
+         */
+        public String readBody(int maxChars) throws ProviderException {
+            long deadline = System.nanoTime() + idle.toNanos();
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            long maxBytes = 3L * maxChars; // UTF-8 needs at most three bytes per char
+            ByteBuffer buffer = current;
+            while (buffer != null && body.size() < maxBytes) {
+                byte[] piece = new byte[(int) Math.min(buffer.remaining(), maxBytes - body.size())];
+                buffer.get(piece);
+                body.writeBytes(piece);
+                buffer = buffer.hasRemaining() ? buffer : nextBuffer(deadline);
+            }
+            String text = body.toString(StandardCharsets.UTF_8).replace("\r\n", "\n").replace('\r', '\n');
+            return StorableText.prefix(text, maxChars);
+        }
+
+        /** The next buffer of the body, waiting until {@code deadline}; {@code null} at its end. */
+        private ByteBuffer nextBuffer(long deadline) throws ProviderException {
+            while (true) {
+                ByteBuffer buffer = unread.poll();
+                if (buffer != null) {
+                    return buffer;
+                }
+                if (ended) {
+                    return null;
+                }
+                Object item = awaitArrival(deadline);
+                if (item == END) {
+                    ended = true;
+                } else {
+                    @SuppressWarnings("unchecked")
+                    List<ByteBuffer> buffers = (List<ByteBuffer>) item;
+                    unread.addAll(buffers);
+                    Flow.Subscription s = subscription;
+                    if (s != null) {
+                        s.request(1);
+                    }
+                }
+            }
+        }
+
+        /** What the connection delivers next: a list of buffers or END; a failure, a stop or a stall throws. */
+        private Object awaitArrival(long deadline) throws ProviderException {
             Object item;
             try {
-                item = lines.poll(idle.toMillis(), TimeUnit.MILLISECONDS);
+                item = arrived.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 abort();
@@ -160,33 +251,15 @@ public final class StreamingHttp {
                 throw new ProviderException("provider_timeout",
                         "The provider stream stalled: nothing arrived for " + idle.toSeconds() + " s");
             }
-            if (item instanceof String line) {
-                Flow.Subscription s = subscription;
-                if (s != null) {
-                    s.request(1);
-                }
-                return line;
-            }
             if (item == ABORTED || aborted) {
                 throw new ProviderException("cancelled", "the run was stopped");
             }
             if (item instanceof Failure failure) {
-                lines.add(failure); // stay failed for later calls
+                arrived.add(failure); // stay failed for later calls
                 throw new ProviderException("provider_stream_error",
                         "The provider connection broke mid-stream: " + describe(failure.cause()), failure.cause());
             }
-            lines.add(END);
-            return null;
-        }
-
-        /** Reads the rest of the body as text, at most {@code maxChars} (for error messages). */
-        public String readBody(int maxChars) throws ProviderException {
-            StringBuilder body = new StringBuilder();
-            String line;
-            while (body.length() < maxChars && (line = nextLine()) != null) {
-                body.append(line).append('\n');
-            }
-            return body.length() > maxChars ? body.substring(0, maxChars) : body.toString();
+            return item;
         }
 
         /** Aborts the exchange: the connection is closed and a waiting reader wakes up. */
@@ -197,7 +270,7 @@ public final class StreamingHttp {
             if (s != null) {
                 s.cancel();
             }
-            lines.add(ABORTED);
+            arrived.add(ABORTED);
         }
 
         @Override
@@ -223,18 +296,18 @@ public final class StreamingHttp {
         }
 
         @Override
-        public void onNext(String line) {
-            lines.add(line);
+        public void onNext(List<ByteBuffer> buffers) {
+            arrived.add(buffers);
         }
 
         @Override
         public void onError(Throwable throwable) {
-            lines.add(new Failure(throwable));
+            arrived.add(new Failure(throwable));
         }
 
         @Override
         public void onComplete() {
-            lines.add(END);
+            arrived.add(END);
         }
     }
 }

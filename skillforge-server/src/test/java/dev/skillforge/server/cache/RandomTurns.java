@@ -1,6 +1,6 @@
 package dev.skillforge.server.cache;
 
-import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.ServerHarness;
 import dev.skillforge.server.provider.sim.SimReply;
 
@@ -53,7 +53,7 @@ final class RandomTurns {
     TurnPlan next(String marker, int turn) {
         String message = marker + " " + (random.nextInt(40) == 0 ? prose(40, 120) : prose(3, 20));
         Kind kind = kind();
-        int iterations = kind == Kind.MAX_ITERATIONS ? AgentLoop.DEFAULT_MAX_ITERATIONS : iterations();
+        int iterations = kind == Kind.MAX_ITERATIONS ? TurnLimits.DEFAULT_MAX_ITERATIONS : iterations();
         int last = kind == Kind.COMPLETE || kind == Kind.MAX_ITERATIONS ? iterations - 1 : random.nextInt(iterations);
         List<TurnPlan.Call> calls = new ArrayList<>();
         for (int i = 0; i < last; i++) {

@@ -275,6 +275,24 @@ class ConversationApiTest {
         }
     }
 
+    @Test
+    void aProviderErrorThatEchoesTheKeyIsStreamedAndStoredWithoutIt(@TempDir Path data) throws Exception {
+        String echo = "Incorrect API key provided: " + ServerHarness.API_KEY + ". Check the key and try again.";
+        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of().withFault(new SimReply.HttpError(401, echo, null))))) {
+            String id = create(server);
+
+            SseClient.Event error = turn(server, id, "Hello?").getLast();
+            JsonNode stored = SseClient.get(server.url("/api/conversations/" + id)).json().path("turns").get(0).path("error");
+
+            String redacted = "The provider answered HTTP 401: Incorrect API key provided: [redacted]. Check the key and try again. (sim_error)";
+            assertThat(error.text("code")).isEqualTo("provider_http_error");
+            assertThat(error.text("message")).isEqualTo(redacted);
+            assertThat(stored.path("message").asText()).isEqualTo(redacted);
+            assertThat(server.writer.flush(Duration.ofSeconds(5))).isTrue();
+            assertThat(server.database.turns(id).toString()).doesNotContain(ServerHarness.API_KEY);
+        }
+    }
+
     private static String create(ServerHarness server) throws Exception {
         return SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
     }

@@ -5,6 +5,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelProvider;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.ServerHarness;
@@ -110,7 +111,7 @@ class ConversationRegressionTest {
             listener.onText("ok");
             return new ModelReply(null, Usage.UNKNOWN);
         };
-        AgentLoop loop = new AgentLoop(instant, (command, c) -> CommandResult.failed("no", 1), 10);
+        AgentLoop loop = new AgentLoop(instant, (command, c) -> CommandResult.failed("no", 1), TurnLimits.DEFAULT);
         try (JdbcConversationStore store = JdbcConversationStore.open(null, null, null, data);
              StoreWriter writer = new StoreWriter(store);
              ConversationService service = new ConversationService(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()))) {

@@ -5,6 +5,7 @@ import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.server.ManualClock;
 import dev.skillforge.server.json.Json;
@@ -63,7 +64,7 @@ class HotConversationLifecycleTest {
     }
 
     private ConversationService instance(String owner, ModelProvider provider) {
-        AgentLoop loop = new AgentLoop(provider, (command, cancellation) -> CommandResult.failed("no commands here", 1), 10);
+        AgentLoop loop = new AgentLoop(provider, (command, cancellation) -> CommandResult.failed("no commands here", 1), TurnLimits.DEFAULT);
         ConversationService service = new ConversationService(store, writer, "sys",
                 ConversationModels.single("p", "m", loop, call -> Json.object()), owner, TIMINGS, clock);
         opened.add(service);

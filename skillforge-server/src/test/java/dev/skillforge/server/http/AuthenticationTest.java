@@ -6,6 +6,7 @@ import dev.skillforge.server.config.AllowedHosts;
 import dev.skillforge.server.config.HostileDns;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.process.ServerProcess;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimScript;
 import org.junit.jupiter.api.Test;
@@ -485,6 +486,7 @@ class AuthenticationTest {
                 "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "dev.skillforge.server.Main", "serve")
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().keySet().removeIf(key -> key.startsWith("FORGE_"));
+        builder.environment().put("LC_ALL", ServerProcess.LAUNCHER_LOCALE);
         builder.environment().put("FORGE_DATA_DIR", data.toString());
         builder.environment().putAll(env);
         return builder;

@@ -2,6 +2,7 @@ package dev.skillforge.server.process;
 
 import dev.skillforge.server.cache.PrefixGuard;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
@@ -12,22 +13,32 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.stream.Collectors;
 
 /**
  * {@code dev.skillforge.server.Main serve} in a child JVM, as an operator runs it: settings only
  * from {@code FORGE_*} variables, the test JVM's class path, its own loopback port and data
- * folder. {@link #start} returns once {@code GET /healthz} answers 200; {@link #kill()} is
+ * folder, in the UTF-8 locale {@code ./skillforge} gives the JVM ({@link #startByLauncher} goes
+ * through the launcher itself). {@link #start} returns once {@code GET /healthz} answers 200; {@link #kill()} is
  * {@code kill -9} (no shutdown hook runs), {@link #stop()} is {@code kill -TERM} (the shutdown hook
  * stops the turns, flushes and closes). The child's output (its log is on stderr) goes to a file
  * under {@code target/process-logs}, and every failure message here quotes its end.
  */
 public final class ServerProcess implements AutoCloseable {
+
+    /** The locale {@code ./skillforge} runs the JVM in, whatever the caller's: child JVMs of the tests run in it too. */
+    public static final String LAUNCHER_LOCALE = "C.UTF-8";
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(45);
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(30);
@@ -54,13 +65,32 @@ public final class ServerProcess implements AutoCloseable {
      * @param env     further {@code FORGE_*} settings (provider, database…); {@code FORGE_PORT} is chosen here
      */
     public static ServerProcess start(String name, Path dataDir, Map<String, String> env) throws IOException, InterruptedException {
+        return start(name, dataDir, env, ServerProcess::launch);
+    }
+
+    /**
+     * Starts a server through the launcher, {@code ./skillforge serve}, as an operator's service manager
+     * might: with an environment that holds only {@code JAVA_HOME} and {@code env} (no {@code PATH},
+     * {@code HOME}, {@code LANG} or {@code LC_*}). The launcher runs from a copy beside a jar that names
+     * the test JVM's class path, so it finds a fresh build and builds nothing.
+     */
+    public static ServerProcess startByLauncher(String name, Path dataDir, Map<String, String> env) throws IOException, InterruptedException {
+        return start(name, dataDir, env, ServerProcess::launchByLauncher);
+    }
+
+    /** How a server process is started: {@code java} directly or through the launcher. */
+    private interface Launch {
+        ServerProcess launch(String name, Path dataDir, Map<String, String> env, int port, Path log) throws IOException;
+    }
+
+    private static ServerProcess start(String name, Path dataDir, Map<String, String> env, Launch how) throws IOException, InterruptedException {
         Path logs = Path.of("target", "process-logs").toAbsolutePath();
         Files.createDirectories(logs);
         AssertionError last = null;
         for (int attempt = 1; attempt <= 3; attempt++) {
             Path log = logs.resolve(name + (attempt == 1 ? "" : "-attempt" + attempt) + ".log");
             int port = freePort();
-            ServerProcess server = launch(name, dataDir, env, port, log);
+            ServerProcess server = how.launch(name, dataDir, env, port, log);
             try {
                 server.awaitHealthy();
                 return server;
@@ -89,12 +119,52 @@ public final class ServerProcess implements AutoCloseable {
                 .redirectOutput(log.toFile());
         Map<String, String> environment = builder.environment();
         environment.keySet().removeIf(key -> key.startsWith("FORGE_")); // only what the test says
+        environment.put("LC_ALL", LAUNCHER_LOCALE);
+        environment.putAll(settings(dataDir, env, port));
+        return new ServerProcess(name, builder.start(), port, log);
+    }
+
+    private static ServerProcess launchByLauncher(String name, Path dataDir, Map<String, String> env, int port, Path log) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(launcherCopy().toString(), "serve")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        Map<String, String> environment = builder.environment();
+        environment.clear();
+        environment.put("JAVA_HOME", System.getProperty("java.home"));
+        environment.putAll(settings(dataDir, env, port));
+        return new ServerProcess(name, builder.start(), port, log);
+    }
+
+    private static Map<String, String> settings(Path dataDir, Map<String, String> env, int port) {
         Map<String, String> settings = new LinkedHashMap<>(env);
         settings.put("FORGE_HOST", "127.0.0.1");
         settings.put("FORGE_PORT", Integer.toString(port));
         settings.put("FORGE_DATA_DIR", dataDir.toString());
-        environment.putAll(settings);
-        return new ServerProcess(name, builder.start(), port, log);
+        return settings;
+    }
+
+    /**
+     * A copy of the repository's {@code ./skillforge} in {@code target/launcher-root}, beside the
+     * {@code skillforge-server/target/skillforge.jar} it runs: a jar of nothing but a manifest whose
+     * class path is the test JVM's, so the launcher starts the classes under test.
+     */
+    private static synchronized Path launcherCopy() throws IOException {
+        Path root = Path.of("target", "launcher-root").toAbsolutePath();
+        Path jar = root.resolve("skillforge-server/target/skillforge.jar");
+        Files.createDirectories(jar.getParent());
+        Path launcher = Files.copy(Path.of("..", "skillforge").toAbsolutePath(), root.resolve("skillforge"),
+                StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
+        Manifest manifest = new Manifest();
+        Attributes main = manifest.getMainAttributes();
+        main.put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        main.put(Attributes.Name.MAIN_CLASS, "dev.skillforge.server.Main");
+        main.put(Attributes.Name.CLASS_PATH, Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toUri().toString()).collect(Collectors.joining(" ")));
+        main.putValue("Enable-Native-Access", "ALL-UNNAMED");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+            out.flush();
+        }
+        return launcher;
     }
 
     private static int freePort() throws IOException {

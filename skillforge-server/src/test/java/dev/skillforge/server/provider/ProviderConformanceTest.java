@@ -31,6 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public abstract class ProviderConformanceTest extends SimProviderTestBase {
 
+    /** The key every implementation's client is configured with. */
+    protected static final String API_KEY = "test-key-5f3a9c";
     /** A system prompt long enough for every simulated cache rule (over 1024 tokens). */
     protected static final String LONG_SYSTEM = "You forge skills. " + "Skills are folders with a SKILL.md file. ".repeat(200);
 
@@ -125,6 +127,33 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
         assertThat(e.getMessage()).startsWith("The provider reported an error mid-stream: quota exceeded");
         assertThat(nonEmpty(listener.text)).containsExactly("one ", "two ");
         assertThat(sim.requests()).hasSize(1);
+    }
+
+    @Test
+    void theKeyAndAnythingKeyLikeInAProvidersErrorAreNeverPassedOn() {
+        script.then(SimReply.of().withFault(new SimReply.HttpError(401, "Incorrect API key provided: " + API_KEY
+                        + " (sent as Authorization: Bearer " + API_KEY + ")", null)))
+                .then(SimReply.of("one ").withFault(new SimReply.StreamError(1, "quota exceeded for sk-proj-Ab12Cd34Ef56Gh78")));
+
+        ProviderException http = failure(() -> provider().stream(call(new Entry.User("hi")), listener, cancellation));
+        ProviderException midStream = failure(() -> provider().stream(call(new Entry.User("hi")), listener, cancellation));
+
+        assertThat(http.code()).isEqualTo("provider_http_error");
+        assertThat(http.getMessage()).contains("Incorrect API key provided: [redacted] (sent as Authorization: Bearer [redacted])")
+                .doesNotContain(API_KEY);
+        assertThat(midStream.code()).isEqualTo("provider_stream_error");
+        assertThat(midStream.getMessage()).startsWith("The provider reported an error mid-stream: quota exceeded for [redacted] (")
+                .doesNotContain("sk-proj");
+    }
+
+    @Test
+    void aProvidersErrorOfAnyLengthIsCutToTheMessageLimit() {
+        script.then(SimReply.of("one ").withFault(new SimReply.StreamError(1, "overloaded ".repeat(100_000))));
+
+        ProviderException e = failure(() -> provider().stream(call(new Entry.User("hi")), listener, cancellation));
+
+        assertThat(e.getMessage()).startsWith("The provider reported an error mid-stream: overloaded overloaded").endsWith("…")
+                .hasSize(ProviderErrors.MAX_MESSAGE_CHARS + 1);
     }
 
     @Test

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.config.Settings;
@@ -97,7 +98,7 @@ class ProviderRegistryTest {
         Files.writeString(data.resolve("providers.json"), PROVIDERS);
         Settings settings = settings(Map.of("GEMINI_API_KEY", "AIza-secret-value"));
 
-        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, 10, ProviderFactory.registry(settings),
+        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, ProviderFactory.registry(settings),
                 JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
             SseClient.Answer answer = SseClient.get("http://127.0.0.1:" + server.port() + "/api/providers");
 
@@ -117,7 +118,7 @@ class ProviderRegistryTest {
 
     @Test
     void aServerBuiltAroundOneProviderListsThatOne() throws Exception {
-        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, 10, ProviderFactory.defaultProvider(settings(Map.of())),
+        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, ProviderFactory.defaultProvider(settings(Map.of())),
                 JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
             JsonNode listing = SseClient.get("http://127.0.0.1:" + server.port() + "/api/providers").json();
 

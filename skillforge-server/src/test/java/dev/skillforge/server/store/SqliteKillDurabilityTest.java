@@ -1,5 +1,6 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.server.process.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,11 +29,12 @@ class SqliteKillDurabilityTest {
     @Test
     void everyTurnFlushedBeforeAKillMinus9IsThereAfterARestart() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
+        ProcessBuilder builder = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"),
                 KilledWriterProcess.class.getName(), dataDir.toString())
-                .redirectError(dataDir.resolve("child-stderr.log").toFile())
-                .start();
+                .redirectError(dataDir.resolve("child-stderr.log").toFile());
+        builder.environment().put("LC_ALL", ServerProcess.LAUNCHER_LOCALE);
+        Process child = builder.start();
         int flushed = 0;
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;

@@ -27,7 +27,8 @@ import java.nio.charset.StandardCharsets;
  * read by {@link GeminiStreamParser} until the body ends (CRLF and LF framing alike). Failures are
  * {@link ProviderException}s with Google's own message and status: an HTTP error status, an error
  * mid-stream, a finish reason other than {@code STOP}, a body that ends without one, a stall longer
- * than the idle timeout. Retries, timeouts and stops are those of the OpenAI-compatible client
+ * than the idle timeout; every message redacted of the key and anything key-like
+ * ({@link ProviderErrors#redacted}). Retries, timeouts and stops are those of the OpenAI-compatible client
  * ({@link ProviderCalls}): 429, 5xx and failed connections are tried again with backoff, honouring
  * {@code Retry-After}, only before anything was read.
  */
@@ -84,6 +85,8 @@ public final class GeminiProvider implements ModelProvider {
             }
             parser.finish();
             return new ModelReply(parser.replay(), parser.usage());
+        } catch (ProviderException e) {
+            throw ProviderErrors.redacted(e, settings.apiKey());
         }
     }
 

@@ -24,7 +24,8 @@ import java.time.Duration;
  * <p>Failures become {@link ProviderException}s with the provider's own message: an HTTP error
  * status, {@code data: {"error": …}} mid-stream, a body that ends without {@code [DONE]}, an answer
  * cut off by the output limit or a content filter ({@code finish_reason} {@code length} or
- * {@code content_filter}), a stall longer than the idle timeout. A 429 or 5xx answer, or a failed connection, is retried with backoff
+ * {@code content_filter}), a stall longer than the idle timeout; every message redacted of the key and
+ * anything key-like ({@link ProviderErrors#redacted}). A 429 or 5xx answer, or a failed connection, is retried with backoff
  * (honouring {@code Retry-After}); that happens only before the response body was read, so never
  * after text reached the client (the HTTP side is {@link ProviderCalls}, shared with the Gemini client).
  */
@@ -78,6 +79,8 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
         try (StreamingHttp.Response response = ProviderCalls.open(request(body), settings.timeouts(), settings.retry(),
                 cancellation, OpenAiCompatibleProvider::errorMessage)) {
             return readStream(response, listener);
+        } catch (ProviderException e) {
+            throw ProviderErrors.redacted(e, settings.apiKey());
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.skillforge.server.provider.sim;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.json.Json;
 import io.javalin.http.Context;
 
@@ -45,10 +46,33 @@ final class SimEvents {
         return new SimEvents(ctx.res().getOutputStream(), eventEnd, errorEvent);
     }
 
-    /** Sends one event carrying {@code data}. */
+    /**
+     * Sends one event carrying {@code data}. Half a surrogate pair (a reply may split an emoji between
+     * two chunks, as models do) cannot be written in UTF-8: like a real provider's JSON encoder, the
+     * simulation sends it as a JSON escape, which the client decodes back to that half.
+     */
     void send(String data) throws IOException {
-        out.write(("data: " + data + eventEnd).getBytes(StandardCharsets.UTF_8));
+        out.write(("data: " + escapeLoneSurrogates(data) + eventEnd).getBytes(StandardCharsets.UTF_8));
         out.flush();
+    }
+
+    /** {@code json} with every unpaired surrogate (which can only sit inside a string) as a {@code \}{@code uXXXX} escape. */
+    static String escapeLoneSurrogates(String json) {
+        if (StorableText.firstBad(json) < 0) {
+            return json;
+        }
+        StringBuilder out = new StringBuilder(json.length() + 12);
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < json.length() && Character.isLowSurrogate(json.charAt(i + 1))) {
+                out.append(c).append(json.charAt(++i));
+            } else if (Character.isSurrogate(c)) {
+                out.append(String.format("\\u%04X", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     /** Applies a mid-stream fault due after {@code sent} chunks; true when the stream must end here. */

@@ -3,7 +3,7 @@ package dev.skillforge.server.provider.gemini;
 import dev.skillforge.server.ProviderFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.http.SseClient;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -103,7 +103,7 @@ class GeminiAgentTurnEndToEndTest {
     void statelessTurnWithTheDemoAgentInGeminiFormatWritesTheSkill() throws Exception {
         try (ConfiguredProvider provider = ProviderFactory.defaultProvider(dev.skillforge.server.config.Settings.from(
                 java.util.Map.of("FORGE_SIM_FORMAT", "gemini", "FORGE_DATA_DIR", data.toString())));
-             SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, AgentLoop.DEFAULT_MAX_ITERATIONS,
+             SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT,
                      new ConfiguredProvider(provider.model(), provider.name(), provider.modelName(), provider.simulated(),
                              provider.nextRequestMessages(), () -> { }), JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
             List<SseClient.Event> events = SseClient.postForEvents(url(server, "/api/agent"),
@@ -120,7 +120,7 @@ class GeminiAgentTurnEndToEndTest {
                 new StreamingHttp.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(10)), new RetryPolicy(1, Duration.ofMillis(10), Duration.ofMillis(50)),
                 GeminiRequest.Options.ALL));
         var provider = new ConfiguredProvider(client, "gemini-sim", SimProviderServer.MODEL, true, GeminiRequest::conversation, () -> { });
-        return new SkillForgeServer("127.0.0.1", 0, data, AgentLoop.DEFAULT_MAX_ITERATIONS, provider,
+        return new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, provider,
                 JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity());
     }
 

@@ -16,7 +16,7 @@ class GeminiConformanceTest extends ProviderConformanceTest {
 
     @Override
     protected ModelProvider provider(SimProviderServer sim, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
-        return new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), "test-key", SimProviderServer.MODEL, timeouts, retry,
+        return new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY, SimProviderServer.MODEL, timeouts, retry,
                 GeminiRequest.Options.ALL));
     }
 

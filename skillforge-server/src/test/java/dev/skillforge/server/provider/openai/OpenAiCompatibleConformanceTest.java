@@ -17,7 +17,7 @@ class OpenAiCompatibleConformanceTest extends ProviderConformanceTest {
 
     @Override
     protected ModelProvider provider(SimProviderServer sim, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
-        return new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), "test-key", SimProviderServer.MODEL,
+        return new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY, SimProviderServer.MODEL,
                 true, timeouts, retry, options()));
     }
 

@@ -1,0 +1,50 @@
+package dev.skillforge.server.config;
+
+import dev.skillforge.core.agent.TurnLimits;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The limits of one turn, read from {@code FORGE_*} variables and checked at start. */
+class SettingsTest {
+
+    @TempDir
+    Path data;
+
+    @Test
+    void withoutSettingsATurnHasTheDefaultLimits() {
+        assertThat(Settings.from(env(Map.of())).turnLimits()).isEqualTo(TurnLimits.DEFAULT)
+                .isEqualTo(new TurnLimits(10, 1_000_000, 50));
+    }
+
+    @Test
+    void theTurnLimitsAreRead() {
+        Settings settings = Settings.from(env(Map.of("FORGE_MAX_ITERATIONS", "4", "FORGE_MAX_ANSWER_CHARS", "200000",
+                "FORGE_MAX_COMMANDS_PER_TURN", "12")));
+
+        assertThat(settings.turnLimits()).isEqualTo(new TurnLimits(4, 200_000, 12));
+        assertThat(settings.toString()).contains("turnLimits=TurnLimits[maxIterations=4, maxAnswerChars=200000, maxCommands=12]");
+    }
+
+    @Test
+    void aLimitOutOfRangeStopsTheStartNamingItsVariable() {
+        assertThatThrownBy(() -> Settings.from(env(Map.of("FORGE_MAX_COMMANDS_PER_TURN", "0"))))
+                .hasMessage("FORGE_MAX_COMMANDS_PER_TURN=0 is out of range: use 1 to 10000");
+        assertThatThrownBy(() -> Settings.from(env(Map.of("FORGE_MAX_ANSWER_CHARS", "999"))))
+                .hasMessage("FORGE_MAX_ANSWER_CHARS=999 is out of range: use 1000 to 100000000");
+        assertThatThrownBy(() -> Settings.from(env(Map.of("FORGE_MAX_ANSWER_CHARS", "a lot"))))
+                .hasMessage("FORGE_MAX_ANSWER_CHARS=a lot is not a whole number");
+    }
+
+    private Map<String, String> env(Map<String, String> values) {
+        Map<String, String> env = new HashMap<>(values);
+        env.put("FORGE_DATA_DIR", data.toString());
+        return env;
+    }
+}
