@@ -2,12 +2,17 @@ package dev.skillforge.server.provider.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.agent.ModelReply;
+import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.ProviderFactory;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.server.http.SseClient;
 import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.provider.RecordingListener;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
 import dev.skillforge.server.provider.sim.SimProviderServer;
@@ -127,20 +132,20 @@ class AnthropicAgentTurnEndToEndTest {
     }
 
     @Test
-    void statelessTurnWithTheDemoAgentInAnthropicFormatWritesTheSkill() throws Exception {
+    void forgeSimFormatAnthropicServesTheDemoThroughTheAnthropicClient() throws Exception {
         try (ConfiguredProvider provider = ProviderFactory.defaultProvider(Settings.from(
-                Map.of("FORGE_SIM_FORMAT", "anthropic", "FORGE_DATA_DIR", data.toString())));
-             SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, AgentLoop.DEFAULT_MAX_ITERATIONS,
-                     new ConfiguredProvider(provider.model(), provider.name(), provider.modelName(), provider.simulated(),
-                             provider.nextRequestMessages(), () -> { }), JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
+                Map.of("FORGE_SIM_FORMAT", "anthropic", "FORGE_CACHE_TTL", "1h", "FORGE_DATA_DIR", data.toString())))) {
+            RecordingListener listener = new RecordingListener();
+
+            ModelReply reply = provider.model().stream(new ModelCall("You forge skills.", List.of(new Entry.User("What skills do I have?")), "k"),
+                    listener, new Cancellation());
+
             assertThat(provider.model()).isInstanceOf(AnthropicProvider.class);
-
-            List<SseClient.Event> events = SseClient.postForEvents(url(server, "/api/agent"),
-                    SseClient.userMessage("Learn how to make cold brew coffee"));
-
-            assertThat(events.getLast().type()).isEqualTo("done");
-            assertThat(events.getLast().text("stopReason")).isEqualTo("complete");
-            assertThat(server.skills.get("cold-brew-coffee")).isPresent();
+            assertThat(((AnthropicProvider) provider.model()).settings().options().hourLongCache()).isTrue();
+            assertThat(provider.simulated()).isTrue();
+            assertThat(listener.allText()).contains("Simulated provider: an offline demo, not a real model");
+            assertThat(reply.usage().cacheWriteTokens()).isNotNull();
+            assertThat(reply.replay().format()).isEqualTo(AnthropicRequest.CONTENT_REPLAY);
         }
     }
 
