@@ -3,7 +3,7 @@
 
 import { api, readEvents } from './api.js';
 import { ProviderPicker, describeProvider } from './providers.js';
-import { element, formatCount } from './render.js';
+import { costText, element, formatCount } from './render.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
 
@@ -241,7 +241,7 @@ async function follow(run, cache, reopen, firstResponse) {
     state.lastTurn = Math.max(state.lastTurn, cache.turn);
     endRun(run);
     refreshConversations();
-    refreshConversationUsage(run.id);
+    refreshConversationUsage(run.id, run.view, cache.turn);
     skills.refresh();
   } else if (noRun && Date.now() - (reloadedAfterNoRun.get(run.id) || 0) > 5000) {
     // What is stored is the whole story now: show it (once; a second time in a row offers Reconnect).
@@ -513,7 +513,7 @@ function confirmDelete(li, conversation) {
   });
 }
 
-/** The conversation's totals in the top bar: tokens in and out, and the cached share of the prompt. */
+/** The conversation's totals in the top bar: tokens in and out, the cached share of the prompt, cache writes, the cost. */
 function showConversationUsage(usage) {
   const parts = [];
   if (usage && typeof usage.inputTokens === 'number') {
@@ -525,15 +525,27 @@ function showConversationUsage(usage) {
   if (usage && typeof usage.cacheShare === 'number') {
     parts.push('cache ' + Math.round(100 * usage.cacheShare) + '%');
   }
+  if (usage && typeof usage.cacheWriteTokens === 'number') {
+    parts.push('written ' + formatCount(usage.cacheWriteTokens));
+  }
+  const cost = costText(usage);
+  if (cost) {
+    parts.push(cost);
+  }
   ui.conversationUsage.textContent = parts.length ? 'conversation: ' + parts.join(' · ') : '';
   ui.conversationUsage.hidden = parts.length === 0;
 }
 
-async function refreshConversationUsage(id) {
+/** After a turn: the conversation's totals, and the turn's cost as the server priced it. */
+async function refreshConversationUsage(id, view, turnNumber) {
   try {
     const snapshot = await api.conversation(id);
     if (state.id === id) {
       showConversationUsage(snapshot.usage);
+    }
+    const stored = snapshot.turns.find(turn => turn.turn === turnNumber);
+    if (view && stored) {
+      view.showCost(stored.usage);
     }
   } catch {
     // the totals stay as they were; the next turn or switch refreshes them

@@ -162,3 +162,17 @@ export function element(tag, className, text) {
 }
 
 export const formatCount = n => new Intl.NumberFormat('en').format(n);
+
+/** A cost in US dollars: cents under a dollar to four decimals ($0.0157), else two ($1.25). */
+export const formatDollars = dollars => '$' + (dollars < 1 ? dollars.toFixed(4) : dollars.toFixed(2));
+
+/**
+ * What a usage's cost says, for the page: its dollars when the server priced it (usage.costUsd), else
+ * "cost unknown" (the model has no known prices, or the provider left a figure out); null without usage.
+ */
+export function costText(usage) {
+  if (!usage || typeof usage.inputTokens !== 'number') {
+    return null;
+  }
+  return typeof usage.costUsd === 'number' ? formatDollars(usage.costUsd) : 'cost unknown';
+}

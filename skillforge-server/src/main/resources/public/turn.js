@@ -4,7 +4,7 @@
 // Commands are kept by commandId (cmd-{iteration}-{index}): each <shell> tag is its own block with
 // its own status, so the same command written twice shows twice (seed 003).
 
-import { element, formatCount, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
+import { costText, element, formatCount, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
 
 const STATUS_LABEL = {
   queued: 'queued',
@@ -244,6 +244,7 @@ export class TurnView {
     const stopReason = turn.stopReason || (status === 'cancelled' ? 'cancelled' : null);
     view.finish(status === 'complete' || status === 'cancelled' || status === 'failed' ? status : 'interrupted',
       stopReason, usage, (turn.iterations || []).length);
+    view.showCost(usage);
     if (turn.error) {
       view.showError(turn.error.message || 'The turn failed', 'retry');
     } else if (status === 'interrupted' || status === 'unknown') {
@@ -255,7 +256,7 @@ export class TurnView {
   summedUsage() {
     const total = {};
     for (const it of this.iterations) {
-      for (const key of ['inputTokens', 'outputTokens', 'cacheReadTokens']) {
+      for (const key of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens']) {
         if (it.usage && typeof it.usage[key] === 'number') {
           total[key] = (total[key] || 0) + it.usage[key];
         }
@@ -417,6 +418,9 @@ export class TurnView {
     if (usage && typeof usage.cacheReadTokens === 'number' && usage.inputTokens > 0) {
       parts.push('cache ' + Math.round(100 * usage.cacheReadTokens / usage.inputTokens) + '%');
     }
+    if (usage && typeof usage.cacheWriteTokens === 'number') {
+      parts.push('written ' + formatCount(usage.cacheWriteTokens));
+    }
     if (iterationCount) {
       parts.push(iterationCount === 1 ? '1 iteration' : iterationCount + ' iterations');
     }
@@ -430,10 +434,27 @@ export class TurnView {
     }
     if (parts.length) {
       const stats = element('span', 'stats', parts.join(' · '));
-      stats.title = 'Tokens sent and received, the share of the prompt read from the provider\'s cache, and model calls';
+      stats.title = 'Tokens sent and received, the share of the prompt read from the provider\'s cache, the tokens written to it, '
+        + 'and model calls';
       this.meta.append(stats);
     }
+    this.costEl = element('span', 'cost');
+    this.costEl.title = 'What this turn cost, at the prices of the conversation\'s model';
+    this.costEl.hidden = true;
+    this.meta.append(this.costEl);
     this.changed();
+  }
+
+  /**
+   * Shows the turn's cost as the server priced its stored usage (GET /api/conversations/{id}): dollars, or
+   * "cost unknown". A live turn's done event carries no price: its cost shows once the stored turn is read back.
+   */
+  showCost(storedUsage) {
+    const text = costText(storedUsage);
+    if (this.costEl) {
+      this.costEl.textContent = text ?? '';
+      this.costEl.hidden = !text;
+    }
   }
 
   /** Shows an error inline with a button: 'retry' sends the message again, 'reconnect' follows the turn again. */

@@ -2,12 +2,15 @@ package dev.skillforge.server;
 
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.server.config.AnthropicSettings;
 import dev.skillforge.server.config.ProviderSpec;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
+import dev.skillforge.server.provider.anthropic.AnthropicProvider;
+import dev.skillforge.server.provider.anthropic.AnthropicRequest;
 import dev.skillforge.server.provider.gemini.GeminiProvider;
 import dev.skillforge.server.provider.gemini.GeminiRequest;
 import dev.skillforge.server.provider.openai.ChatOptions;
@@ -19,9 +22,9 @@ import dev.skillforge.server.provider.sim.SimProviderServer;
 
 /**
  * Builds the client of each configured provider: the one place that knows every provider adapter
- * (OpenAI-compatible presets with their options from {@link OpenAiPresets}, Gemini's own client, and
- * the simulation, started in-process on a loopback port and reached over real HTTP in OpenAI's or
- * Gemini's format).
+ * (OpenAI-compatible presets with their options from {@link OpenAiPresets}, Gemini's and Anthropic's own
+ * clients, and the simulation, started in-process on a loopback port and reached over real HTTP in
+ * OpenAI's, Gemini's or Anthropic's format).
  */
 public final class ProviderFactory {
 
@@ -43,7 +46,15 @@ public final class ProviderFactory {
         return new StreamingHttp.Timeouts(settings.providerTimeout(), settings.providerTimeout());
     }
 
-    public static GeminiRequest.Options geminiOptions(ProviderSpec spec) {        return new GeminiRequest.Options(spec.hasTool("google_search"), spec.hasTool("url_context"), spec.thoughts());
+    public static GeminiRequest.Options geminiOptions(ProviderSpec spec) {
+        return new GeminiRequest.Options(spec.hasTool("google_search"), spec.hasTool("url_context"), spec.thoughts());
+    }
+
+    /** What a provider in Anthropic's format asks for, from its settings (the defaults where it has none). */
+    public static AnthropicRequest.Options anthropicOptions(ProviderSpec spec) {
+        AnthropicSettings settings = spec.anthropic() == null ? AnthropicSettings.DEFAULT : spec.anthropic();
+        return new AnthropicRequest.Options(settings.maxTokens(), settings.thinkingBudget(), spec.thoughts(), settings.hourLongCache(),
+                settings.explicitBreakpoints());
     }
 
     /** Builds (and for the simulation, starts) the provider; close the result to stop what it started. */
@@ -56,13 +67,19 @@ public final class ProviderFactory {
                 ChatOptions.ReasoningReplay replay = OpenAiPresets.chatOptions(spec).reasoningReplay();
                 yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
                         call -> OpenAiChatRequest.messages(call, replay), () -> { }, spec.preset().id(), spec.keyPresent(),
-                        spec.contextWindow());
+                        spec.contextWindow(), spec.prices());
             }
             case GEMINI -> {
                 var client = new GeminiProvider(new GeminiProvider.Settings(spec.baseUrl(), spec.apiKey(), spec.model(),
                         timeouts, retry, geminiOptions(spec)));
                 yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
-                        GeminiRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow());
+                        GeminiRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices());
+            }
+            case ANTHROPIC -> {
+                var client = new AnthropicProvider(new AnthropicProvider.Settings(spec.baseUrl(), spec.apiKey(), spec.model(),
+                        timeouts, retry, anthropicOptions(spec)));
+                yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
+                        AnthropicRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices());
             }
         };
     }
@@ -75,12 +92,18 @@ public final class ProviderFactory {
             var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), null, SimProviderServer.MODEL,
                     timeouts, retry, GeminiRequest.Options.ALL));
             return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, GeminiRequest::conversation, sim,
-                    spec.preset().id(), false, spec.contextWindow());
+                    spec.preset().id(), false, spec.contextWindow(), spec.prices());
+        }
+        if (ProviderSpec.SIM_FORMAT_ANTHROPIC.equals(spec.simFormat())) {
+            var client = new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), null, SimProviderServer.MODEL,
+                    timeouts, retry, anthropicOptions(spec)));
+            return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, AnthropicRequest::conversation, sim,
+                    spec.preset().id(), false, spec.contextWindow(), spec.prices());
         }
         var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(
                 sim.baseUrl(), null, SimProviderServer.MODEL, true, timeouts, retry));
         return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, OpenAiChatRequest::messages, sim,
-                spec.preset().id(), false, spec.contextWindow());
+                spec.preset().id(), false, spec.contextWindow(), spec.prices());
     }
 
     /** A hosted provider without its key fails each call at once, saying which variable to set, instead of asking for a 401. */

@@ -16,10 +16,13 @@ import dev.skillforge.server.conversation.ConversationModels;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.provider.anthropic.AnthropicProvider;
 import dev.skillforge.server.provider.gemini.GeminiProvider;
 import dev.skillforge.server.cache.CacheRule;
+import dev.skillforge.server.price.TokenPrices;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -84,12 +87,22 @@ final class ProviderModels implements ConversationModels {
         return metrics.runObserver(choice.provider(), choice.model(), ServerMetrics.CONVERSATION);
     }
 
-    /** The cache rule a provider is known to follow: the simulation's (by its wire format); unknown for real providers. */
+    /** The cache rule a provider is known to follow: the simulation's (by its wire format and model); unknown for real providers. */
     static CacheRule cacheRule(ConfiguredProvider provider) {
         if (!provider.simulated()) {
             return null;
         }
-        return provider.model() instanceof GeminiProvider ? CacheRule.forGeminiModel(provider.modelName()) : CacheRule.OPENAI;
+        return switch (provider.model()) {
+            case GeminiProvider gemini -> CacheRule.forGeminiModel(provider.modelName());
+            case AnthropicProvider anthropic -> CacheRule.forAnthropicModel(provider.modelName());
+            default -> CacheRule.OPENAI;
+        };
+    }
+
+    @Override
+    public Optional<TokenPrices> prices(Choice choice) {
+        return providers.find(choice.provider()).filter(provider -> provider.modelName().equals(choice.model()))
+                .map(ConfiguredProvider::prices);
     }
 
     @Override

@@ -7,7 +7,10 @@ import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.RetryPolicy;
+import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.provider.StreamingHttp;
+import dev.skillforge.server.provider.anthropic.AnthropicProvider;
+import dev.skillforge.server.provider.anthropic.AnthropicRequest;
 import dev.skillforge.server.provider.gemini.GeminiProvider;
 import dev.skillforge.server.provider.gemini.GeminiRequest;
 import dev.skillforge.server.provider.openai.OpenAiChatRequest;
@@ -27,7 +30,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * A real server for tests: the simulated provider on a loopback port, the OpenAI-compatible client
- * (or the Gemini client, for providers in Gemini's format) talking to it over HTTP, the skill commands
+ * (or the Gemini or Anthropic client, for providers in their formats) talking to it over HTTP, the skill commands
  * on a temporary folder, conversations in an SQLite file there (optionally behind a store decorator),
  * and the API on another port.
  */
@@ -42,14 +45,28 @@ public final class ServerHarness implements AutoCloseable {
 
     public static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1));
 
-    /** A provider on the simulated server: its name, its model, its wire format (OpenAI's or Gemini's) and its context window. */
-    public record SimProvider(String name, String model, boolean gemini, int contextWindow) {
+    /** The wire formats the simulated server speaks. */
+    public enum Format { OPENAI, GEMINI, ANTHROPIC }
+
+    /**
+     * A provider on the simulated server: its name, its model, its wire format, its context window, and its prices
+     * ({@code null}: unknown, as a simulation's are).
+     */
+    public record SimProvider(String name, String model, Format format, int contextWindow, TokenPrices prices) {
         public static SimProvider openAi(String name, String model, int contextWindow) {
-            return new SimProvider(name, model, false, contextWindow);
+            return new SimProvider(name, model, Format.OPENAI, contextWindow, null);
         }
 
         public static SimProvider gemini(String name, String model, int contextWindow) {
-            return new SimProvider(name, model, true, contextWindow);
+            return new SimProvider(name, model, Format.GEMINI, contextWindow, null);
+        }
+
+        public static SimProvider anthropic(String name, String model, int contextWindow, TokenPrices prices) {
+            return new SimProvider(name, model, Format.ANTHROPIC, contextWindow, prices);
+        }
+
+        public boolean gemini() {
+            return format == Format.GEMINI;
         }
     }
 
@@ -125,16 +142,17 @@ public final class ServerHarness implements AutoCloseable {
     }
 
     private ConfiguredProvider configured(SimProvider provider, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
-        if (provider.gemini()) {
-            var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY, provider.model(),
-                    timeouts, retry, GeminiRequest.Options.ALL));
-            return new ConfiguredProvider(client, provider.name(), provider.model(), true, GeminiRequest::conversation, () -> { },
-                    provider.name(), false, provider.contextWindow());
-        }
-        var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY,
-                provider.model(), true, timeouts, retry));
-        return new ConfiguredProvider(client, provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
-                provider.name(), false, provider.contextWindow());
+        return switch (provider.format()) {
+            case GEMINI -> new ConfiguredProvider(new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY,
+                    provider.model(), timeouts, retry, GeminiRequest.Options.ALL)), provider.name(), provider.model(), true,
+                    GeminiRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices());
+            case ANTHROPIC -> new ConfiguredProvider(new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), API_KEY,
+                    provider.model(), timeouts, retry, AnthropicRequest.Options.DEFAULT)), provider.name(), provider.model(), true,
+                    AnthropicRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices());
+            case OPENAI -> new ConfiguredProvider(new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY,
+                    provider.model(), true, timeouts, retry)), provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
+                    provider.name(), false, provider.contextWindow(), provider.prices());
+        };
     }
 
     /** For a test that makes cache breaks on purpose: {@link #close()} does not fail on them. */

@@ -1,19 +1,25 @@
 package dev.skillforge.bench.cache;
 
+import dev.skillforge.core.agent.Usage;
 import dev.skillforge.server.cache.CacheRule;
+import dev.skillforge.server.price.TokenPrices;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What one scripted conversation measured: the prompt and cached tokens of each model call that was
- * answered (in order), the calls that failed, the cache breaks the server's prefix guard counted,
- * and the context cuts the server made.
+ * What one scripted conversation measured: the usage of each model call that was answered (in order),
+ * the calls that failed, the cache breaks the server's prefix guard counted, and the context cuts the
+ * server made.
  */
 record ConversationResult(ScriptedConversation conversation, List<Call> calls, int failed, long breaks, int cuts) {
 
-    /** One answered model call's usage. */
-    record Call(long prompt, long cached) {
+    /** One answered model call's usage: prompt tokens, those read from the cache, those written to it ({@code null}: not reported), output. */
+    record Call(long prompt, long cached, Long written, long output) {
+
+        Usage usage() {
+            return new Usage(prompt, output, cached, written);
+        }
     }
 
     ConversationResult {
@@ -26,6 +32,15 @@ record ConversationResult(ScriptedConversation conversation, List<Call> calls, i
 
     long cached() {
         return calls.stream().mapToLong(Call::cached).sum();
+    }
+
+    /** What the answered calls cost at {@code prices}, in dollars; NaN when a call's figures do not say. */
+    double cost(TokenPrices prices) {
+        double dollars = 0;
+        for (Call call : calls) {
+            dollars += prices.cost(call.usage()).orElse(Double.NaN);
+        }
+        return dollars;
     }
 
     /** The limit, {@link #cacheableByCall} added up. */

@@ -21,6 +21,11 @@ record Measurement(RuleCase rule, HistoryStrategy strategy, List<ConversationRes
         return conversations.stream().mapToLong(c -> c.cacheable(rule.rule())).sum();
     }
 
+    /** What the suite cost under this rule's model's prices, in dollars (NaN when a call's figures do not say). */
+    double cost() {
+        return conversations.stream().mapToDouble(c -> c.cost(rule.price().prices())).sum();
+    }
+
     /** Model calls made: answered and failed. */
     int calls() {
         return conversations.stream().mapToInt(c -> c.calls().size() + c.failed()).sum();

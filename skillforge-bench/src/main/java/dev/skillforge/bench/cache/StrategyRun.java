@@ -48,7 +48,9 @@ final class StrategyRun {
                     for (JsonNode event : client.turn(id, turn.user())) {
                         switch (event.path("type").asText()) {
                             case "usage" -> calls.add(new ConversationResult.Call(event.get("inputTokens").asLong(),
-                                    event.path("cacheReadTokens").asLong(0)));
+                                    event.path("cacheReadTokens").asLong(0),
+                                    event.has("cacheWriteTokens") ? event.get("cacheWriteTokens").asLong() : null,
+                                    event.path("outputTokens").asLong()));
                             case "context-cut" -> cuts++;
                             case "error" -> {
                                 failed++;
@@ -102,8 +104,9 @@ final class StrategyRun {
     /** The only failure a run may have is the model refusing a prompt longer than its window; anything else is the benchmark's bug. */
     private static void requireRefusedAsTooLong(JsonNode error, RuleCase rule, HistoryStrategy strategy, ScriptedConversation conversation) {
         String message = error.path("message").asText();
-        // OpenAI's words and Gemini's, as the simulated provider says them
-        if (!message.contains("maximum context length") && !message.contains("exceeds the maximum number of tokens allowed")) {
+        // OpenAI's words, Gemini's and Anthropic's, as the simulated provider says them
+        if (!message.contains("maximum context length") && !message.contains("exceeds the maximum number of tokens allowed")
+                && !message.contains("prompt is too long")) {
             throw new IllegalStateException(rule.name() + " / " + strategy.name() + " / " + conversation.name() + ": a call failed: " + message);
         }
     }

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * The cache benchmark's quick suite, through the real server and the simulated provider under every
@@ -58,6 +59,47 @@ class CacheBenchTest {
                 }
             }
         }
+    }
+
+    @Test
+    void underAnthropicsRuleSkillForgeWritesEachPromptOnceAndReadsItBack() {
+        Measurement anthropic = skillForge().stream().filter(m -> m.rule().wire() == RuleCase.Wire.ANTHROPIC).findFirst().orElseThrow();
+        for (ConversationResult c : anthropic.conversations()) {
+            if (c.conversation().outgrowsWindow()) {
+                continue;
+            }
+            List<ConversationResult.Call> calls = c.calls();
+            for (int k = 1; k < calls.size(); k++) {
+                ConversationResult.Call previous = calls.get(k - 1);
+                ConversationResult.Call call = calls.get(k);
+                if (previous.prompt() >= 1024) {
+                    // the whole previous prompt is read; only what this call adds is written
+                    assertThat(call.cached()).as(c.conversation().name() + " call " + k).isEqualTo(previous.prompt());
+                    assertThat(call.written()).as(c.conversation().name() + " call " + k).isEqualTo(call.prompt() - previous.prompt());
+                }
+            }
+        }
+    }
+
+    @Test
+    void theSuitesCostIsKnownUnderEveryRuleAndIsTheSumOfItsCallsAtTheRulesPrices() {
+        for (Measurement m : measurements) {
+            double expected = 0;
+            for (ConversationResult c : m.conversations()) {
+                for (ConversationResult.Call call : c.calls()) {
+                    long written = call.written() == null ? 0 : call.written();
+                    var prices = m.rule().price().prices();
+                    expected += ((call.prompt() - call.cached() - written) * prices.input() + call.cached() * prices.cachedInput()
+                            + written * prices.cacheWrite() + call.output() * prices.output()) / 1e6;
+                }
+            }
+            assertThat(m.cost()).as(m.rule().name() + " / " + m.strategy().name()).isPositive().isCloseTo(expected, within(1e-9));
+        }
+        // where every call misses the cache, Anthropic's write premium makes the text-embedded history cost more than SkillForge
+        Measurement anthropicSkillForge = skillForge().stream().filter(m -> m.rule().wire() == RuleCase.Wire.ANTHROPIC).findFirst().orElseThrow();
+        Measurement anthropicEmbedded = measurements.stream().filter(m -> m.rule() == anthropicSkillForge.rule()
+                && m.strategy().name().equals("text-embedded history")).findFirst().orElseThrow();
+        assertThat(anthropicSkillForge.cost()).isLessThan(anthropicEmbedded.cost());
     }
 
     @Test

@@ -14,8 +14,8 @@ import java.util.Locale;
 
 /**
  * The {@code [Cache Debug]} line (as the seeds log it), one per model call at INFO: the conversation
- * (its cache key), provider, model, iteration, prompt tokens, cached tokens, the cached share of the
- * prompt, and, when known, the share the provider's cache rule made possible. Unknown figures say
+ * (its cache key), provider, model, iteration, prompt tokens, cached tokens, the tokens written to the
+ * cache on this call (Anthropic bills them above plain input), the cached share of the prompt, and, when known, the share the provider's cache rule made possible. Unknown figures say
  * {@code unknown} (a provider without cache figures did not prove a miss).
  *
  * <p>As a {@link ModelProvider} it decorates a loop that has no {@link PrefixGuard} (the stateless
@@ -55,6 +55,7 @@ public final class CacheDebug implements ModelProvider {
                 .append(" iteration=").append(iteration)
                 .append(" promptTokens=").append(orUnknown(usage.inputTokens()))
                 .append(" cachedTokens=").append(orUnknown(usage.cacheReadTokens()))
+                .append(" cacheWriteTokens=").append(orUnknown(usage.cacheWriteTokens()))
                 .append(" cachedShare=").append(share(usage.cacheReadTokens(), usage.inputTokens()));
         if (possibleCachedTokens != null) {
             line.append(" possibleShare=").append(share(possibleCachedTokens, usage.inputTokens()));

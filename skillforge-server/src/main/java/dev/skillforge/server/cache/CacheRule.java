@@ -58,4 +58,37 @@ public interface CacheRule {
     static CacheRule forGeminiModel(String model) {
         return model.toLowerCase(java.util.Locale.ROOT).contains("pro") ? GEMINI_PRO : GEMINI_FLASH;
     }
+
+    /**
+     * Anthropic's prompt cache as a conversation that only grows meets it: with the breakpoint on the last block
+     * (automatic caching, or an explicit marker on the newest message), each request writes its whole prompt, and
+     * the next one reads all of it back, since its breakpoint looks back over at most 20 blocks and SkillForge adds
+     * two to four a call. Nothing is cached below the model's minimum ({@link #anthropicMinimum}).
+     */
+    static CacheRule anthropic(int minimum) {
+        return (shared, prompt) -> prompt < minimum || shared < minimum ? 0 : shared;
+    }
+
+    /** The rule for an Anthropic model name, by its minimum. */
+    static CacheRule forAnthropicModel(String model) {
+        return anthropic(anthropicMinimum(model));
+    }
+
+    /**
+     * The shortest prompt prefix Anthropic caches for a model, as its prompt-caching page listed the minimums
+     * (platform.claude.com/docs/en/build-with-claude/prompt-caching, as quoted in anthropic-sdk-python issue 1194):
+     * 4096 tokens for Claude Opus 4.6 and 4.5 and Haiku 4.5, 2048 for Haiku 3.5 and 3, 1024 for the others named
+     * there (Sonnet 4.6, 4.5, 4, Opus 4.1, 4, Sonnet 3.7), and here for any other name, the simulated model's
+     * included. Minimums of the 5.x models could not be read on Anthropic's page here.
+     */
+    static int anthropicMinimum(String model) {
+        String name = model.toLowerCase(java.util.Locale.ROOT);
+        if (name.contains("opus-4-6") || name.contains("opus-4-5") || name.contains("haiku-4-5")) {
+            return 4096;
+        }
+        if (name.contains("3-5-haiku") || name.contains("3-haiku")) {
+            return 2048;
+        }
+        return 1024;
+    }
 }

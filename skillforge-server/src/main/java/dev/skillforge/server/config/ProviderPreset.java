@@ -13,12 +13,18 @@ import java.util.stream.Collectors;
  */
 public enum ProviderPreset {
 
-    /** The simulated provider, in-process on a loopback port: OpenAI's or Gemini's wire format. */
+    /** The simulated provider, in-process on a loopback port: OpenAI's, Gemini's or Anthropic's wire format. */
     SIM("sim", Wire.SIM, null, List.of(), "skillforge-sim-1", false, 131_072),
     OPENAI("openai", Wire.OPENAI_CHAT, "https://api.openai.com/v1", List.of("OPENAI_API_KEY"), "gpt-4o-mini", true, 128_000),
     /** Gemini's native API; the base URL is the root before {@code /v1beta}. */
     GEMINI("gemini", Wire.GEMINI, "https://generativelanguage.googleapis.com", List.of("GEMINI_API_KEY", "GOOGLE_API_KEY"),
             "gemini-2.5-flash", true, 1_048_576),
+    /**
+     * Anthropic's Messages API; the base URL is the root before {@code /v1}. The default model is the
+     * current Sonnet (README, Anthropic), with its 1M-token window.
+     */
+    ANTHROPIC("anthropic", Wire.ANTHROPIC, "https://api.anthropic.com", List.of("ANTHROPIC_API_KEY"), "claude-sonnet-5-5", true,
+            1_000_000),
     KIMI("kimi", Wire.OPENAI_CHAT, "https://api.moonshot.ai/v1", List.of("MOONSHOT_API_KEY"), null, true, 131_072),
     GLM("glm", Wire.OPENAI_CHAT, "https://open.bigmodel.cn/api/paas/v4", List.of("ZHIPUAI_API_KEY"), "glm-4.6", true, 200_000),
     DEEPSEEK("deepseek", Wire.OPENAI_CHAT, "https://api.deepseek.com", List.of("DEEPSEEK_API_KEY"), "deepseek-chat", true, 128_000),
@@ -30,7 +36,7 @@ public enum ProviderPreset {
     OLLAMA("ollama", Wire.OPENAI_CHAT, "http://127.0.0.1:11434/v1", List.of("OLLAMA_API_KEY"), null, false, 32_768);
 
     /** The wire format a preset speaks. */
-    public enum Wire { SIM, OPENAI_CHAT, GEMINI }
+    public enum Wire { SIM, OPENAI_CHAT, GEMINI, ANTHROPIC }
 
     private final String id;
     private final Wire wire;

@@ -1,6 +1,7 @@
 package dev.skillforge.server.config;
 
 import dev.skillforge.core.context.ContextWindow;
+import dev.skillforge.server.price.TokenPrices;
 
 import java.util.List;
 import java.util.Objects;
@@ -15,18 +16,25 @@ import java.util.Objects;
  * @param apiKeyEnv the environment variable the key is read from (the first one that is set, or the
  *                  first one looked at when none is), or {@code null} when the preset takes no key
  * @param apiKey    the key, or {@code null}
- * @param simFormat the simulation's wire format, {@code openai} or {@code gemini} ({@code null} for real providers)
+ * @param simFormat the simulation's wire format, {@code openai}, {@code gemini} or {@code anthropic} ({@code null} for real providers)
  * @param tools     the provider-side tools offered to the model ({@code google_search}, {@code url_context} for
  *                  Gemini; {@code web_search} for GLM)
- * @param thoughts  Gemini: ask for thought summaries ({@code includeThoughts}), streamed as reasoning
+ * @param thoughts  Gemini: ask for thought summaries ({@code includeThoughts}); Anthropic: for summarised adaptive
+ *                  thinking ({@code thinking: {type: adaptive, display: summarized}}); streamed as reasoning
  * @param contextWindow the model's context window in tokens: conversations are cut to fit it
  *                  ({@link dev.skillforge.core.context.ContextWindow})
+ * @param anthropic what a provider in Anthropic's format is asked for ({@code max_tokens}, thinking, the cache);
+ *                  {@code null} for the other formats
+ * @param prices    what the model's tokens cost (the providers file's {@code prices}, else the bundled price table's),
+ *                  or {@code null} when unknown
  */
 public record ProviderSpec(String name, ProviderPreset preset, String model, String baseUrl, String apiKeyEnv,
-                           String apiKey, String simFormat, List<String> tools, boolean thoughts, int contextWindow) {
+                           String apiKey, String simFormat, List<String> tools, boolean thoughts, int contextWindow,
+                           AnthropicSettings anthropic, TokenPrices prices) {
 
     public static final String SIM_FORMAT_OPENAI = "openai";
     public static final String SIM_FORMAT_GEMINI = "gemini";
+    public static final String SIM_FORMAT_ANTHROPIC = "anthropic";
 
     public ProviderSpec {
         Objects.requireNonNull(name, "name");
@@ -37,6 +45,12 @@ public record ProviderSpec(String name, ProviderPreset preset, String model, Str
             throw new IllegalArgumentException("the context window of " + name + " must be at least "
                     + ContextWindow.MIN_WINDOW_TOKENS + " tokens, was " + contextWindow);
         }
+    }
+
+    /** A provider in a format without Anthropic's options, its prices unknown. */
+    public ProviderSpec(String name, ProviderPreset preset, String model, String baseUrl, String apiKeyEnv,
+                        String apiKey, String simFormat, List<String> tools, boolean thoughts, int contextWindow) {
+        this(name, preset, model, baseUrl, apiKeyEnv, apiKey, simFormat, tools, thoughts, contextWindow, null, null);
     }
 
     public boolean keyPresent() {
@@ -61,6 +75,7 @@ public record ProviderSpec(String name, ProviderPreset preset, String model, Str
     public String toString() {
         return "ProviderSpec[name=" + name + ", preset=" + preset.id() + ", model=" + model + ", baseUrl=" + baseUrl
                 + ", apiKeyEnv=" + apiKeyEnv + ", apiKey=" + (apiKey == null ? "none" : "(set)")
-                + (simFormat == null ? "" : ", simFormat=" + simFormat) + ", tools=" + tools + ", thoughts=" + thoughts + ", contextWindow=" + contextWindow + "]";
+                + (simFormat == null ? "" : ", simFormat=" + simFormat) + ", tools=" + tools + ", thoughts=" + thoughts + ", contextWindow=" + contextWindow
+                + (anthropic == null ? "" : ", anthropic=" + anthropic) + (prices == null ? "" : ", prices=" + prices) + "]";
     }
 }

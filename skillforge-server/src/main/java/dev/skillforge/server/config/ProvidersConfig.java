@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.context.ContextWindow;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.price.PriceTable;
+import dev.skillforge.server.price.TokenPrices;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -31,7 +33,8 @@ import java.util.regex.Pattern;
  *   <li>The {@code FORGE_*} variables describe one provider: {@code FORGE_PROVIDER} (a preset id),
  *       {@code FORGE_MODEL}, {@code FORGE_BASE_URL}, {@code FORGE_API_KEY} (else the preset's usual
  *       variable, e.g. {@code GEMINI_API_KEY}, which for a hosted preset is read only at the vendor's
- *       own URL), {@code FORGE_TOOLS}, {@code FORGE_SIM_FORMAT}. It is
+ *       own URL), {@code FORGE_TOOLS}, {@code FORGE_SIM_FORMAT}, and for Anthropic's format {@code FORGE_MAX_TOKENS},
+ *       {@code FORGE_THINKING_BUDGET}, {@code FORGE_CACHE_TTL}. It is
  *       named by its preset id and is the default. Without {@code FORGE_PROVIDER} it is {@code openai}
  *       when {@code FORGE_API_KEY} is set; otherwise there is none, unless there is no file either,
  *       and then it is {@code sim}.</li>
@@ -47,8 +50,12 @@ import java.util.regex.Pattern;
  *       }</pre>
  *       Fields: {@code preset} (required), {@code model}, {@code baseUrl}, {@code apiKeyEnv} (the
  *       variable holding the key; default the preset's usual one), {@code tools}, {@code thoughts}
- *       (Gemini), {@code format} (sim), {@code contextWindow} (tokens; default the preset's, for the
- *       {@code FORGE_*} provider {@code FORGE_CONTEXT_WINDOW}). A key is never accepted in the file.</li>
+ *       (Gemini, Anthropic), {@code format} (sim), {@code contextWindow} (tokens; default the preset's, for the
+ *       {@code FORGE_*} provider {@code FORGE_CONTEXT_WINDOW}), for Anthropic's format {@code maxTokens},
+ *       {@code thinkingBudget}, {@code cacheTtl} ({@code 5m}, {@code 1h}) and {@code cacheBreakpoints}
+ *       ({@code automatic}, {@code explicit}), and {@code prices} (dollars per million tokens: {@code input},
+ *       {@code cachedInput}, {@code cacheWrite}, {@code output}; default the bundled {@link PriceTable}'s). A key
+ *       is never accepted in the file.</li>
  * </ul>
  * Everything is checked at start; a wrong value stops the server with a message naming where it is.
  */
@@ -60,7 +67,10 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     private static final Set<String> TOP_LEVEL_FIELDS = Set.of("default", "providers");
     private static final Set<String> ENTRY_FIELDS = Set.of("preset", "model", "baseUrl", "apiKeyEnv", "tools", "thoughts", "format",
-            "contextWindow");
+            "contextWindow", "maxTokens", "thinkingBudget", "cacheTtl", "cacheBreakpoints", "prices");
+    private static final List<String> ANTHROPIC_FIELDS = List.of("maxTokens", "thinkingBudget", "cacheTtl", "cacheBreakpoints");
+    private static final List<String> ANTHROPIC_VARIABLES = List.of("FORGE_MAX_TOKENS", "FORGE_THINKING_BUDGET", "FORGE_CACHE_TTL");
+    private static final List<String> PRICE_FIELDS = List.of("input", "cachedInput", "cacheWrite", "output");
     private static final int MAX_CONTEXT_WINDOW = 100_000_000;
     private static final int MAX_FILE_BYTES = 1024 * 1024;
 
@@ -146,9 +156,49 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             }
         }
         List<String> tools = tools(preset, blankToNull(env.get("FORGE_TOOLS")), "FORGE_TOOLS");
-        return new ProviderSpec(preset.id(), preset, model, baseUrl, keyVariable, key,
-                preset == ProviderPreset.SIM ? (simFormat == null ? ProviderSpec.SIM_FORMAT_OPENAI : simFormat) : null,
-                tools, true, contextWindow(env.get("FORGE_CONTEXT_WINDOW"), preset, "FORGE_CONTEXT_WINDOW"));
+        String format = preset == ProviderPreset.SIM ? (simFormat == null ? ProviderSpec.SIM_FORMAT_OPENAI : simFormat) : null;
+        AnthropicSettings anthropic = environmentAnthropic(env, speaksAnthropic(preset, format));
+        return new ProviderSpec(preset.id(), preset, model, baseUrl, keyVariable, key, format,
+                tools, true, contextWindow(env.get("FORGE_CONTEXT_WINDOW"), preset, "FORGE_CONTEXT_WINDOW"), anthropic,
+                prices(preset, model, anthropic, null));
+    }
+
+    /** Anthropic's options from {@code FORGE_MAX_TOKENS}, {@code FORGE_THINKING_BUDGET} and {@code FORGE_CACHE_TTL}. */
+    private static AnthropicSettings environmentAnthropic(Map<String, String> env, boolean applies) {
+        if (!applies) {
+            for (String variable : ANTHROPIC_VARIABLES) {
+                if (blankToNull(env.get(variable)) != null) {
+                    throw new IllegalArgumentException(variable + " is a setting of Anthropic's format: it applies to FORGE_PROVIDER=anthropic"
+                            + " (or the simulation with FORGE_SIM_FORMAT=anthropic)");
+                }
+            }
+            return null;
+        }
+        int maxTokens = Settings.integer(env, "FORGE_MAX_TOKENS", AnthropicSettings.DEFAULT_MAX_TOKENS, 1, AnthropicSettings.MAX_MAX_TOKENS);
+        Integer budget = blankToNull(env.get("FORGE_THINKING_BUDGET")) == null ? null
+                : Settings.integer(env, "FORGE_THINKING_BUDGET", 0, AnthropicSettings.MIN_THINKING_BUDGET, AnthropicSettings.MAX_MAX_TOKENS);
+        if (budget != null && budget >= maxTokens) {
+            throw new IllegalArgumentException("FORGE_THINKING_BUDGET=" + budget + " must be less than FORGE_MAX_TOKENS (" + maxTokens
+                    + "): thinking counts toward the output limit");
+        }
+        String ttl = blankToNull(env.get("FORGE_CACHE_TTL"));
+        return new AnthropicSettings(maxTokens, budget, ttl == null ? AnthropicSettings.TTL_5M : AnthropicSettings.ttl(ttl, "FORGE_CACHE_TTL"),
+                false);
+    }
+
+    /** The anthropic preset, and the simulation in Anthropic's format. */
+    private static boolean speaksAnthropic(ProviderPreset preset, String simFormat) {
+        return preset == ProviderPreset.ANTHROPIC || ProviderSpec.SIM_FORMAT_ANTHROPIC.equals(simFormat);
+    }
+
+    /** The configured prices, else the bundled table's for the model (with the 1-hour write price when writes are kept an hour), else unknown. */
+    private static TokenPrices prices(ProviderPreset preset, String model, AnthropicSettings anthropic, TokenPrices configured) {
+        if (configured != null) {
+            return configured;
+        }
+        return PriceTable.bundled().find(preset.id(), model)
+                .map(entry -> anthropic != null && anthropic.hourLongCache() ? entry.withHourLongWrites() : entry.prices())
+                .orElse(null);
     }
 
     /** A configured context window (tokens), or the preset's default when {@code value} is absent. */
@@ -279,8 +329,8 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         if (thoughtsNode != null && !thoughtsNode.isBoolean()) {
             throw new IllegalArgumentException(at + ".thoughts must be true or false");
         }
-        if (thoughtsNode != null && preset != ProviderPreset.GEMINI) {
-            throw new IllegalArgumentException(at + ".thoughts is a Gemini setting; preset " + preset.id() + " has none");
+        if (thoughtsNode != null && preset != ProviderPreset.GEMINI && preset != ProviderPreset.ANTHROPIC) {
+            throw new IllegalArgumentException(at + ".thoughts is a Gemini and Anthropic setting; preset " + preset.id() + " has none");
         }
         String format = text(entry, "format", at);
         if (format != null && preset != ProviderPreset.SIM) {
@@ -292,8 +342,70 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             throw new IllegalArgumentException(at + ".contextWindow must be a whole number of tokens, was " + windowNode);
         }
         int window = contextWindow(windowNode == null ? null : windowNode.asText(), preset, at + ".contextWindow");
+        AnthropicSettings anthropic = fileAnthropic(entry, speaksAnthropic(preset, format), at);
         return new ProviderSpec(name, preset, model, baseUrl, keyVariable, key == null ? null : key.strip(), format, tools,
-                thoughtsNode == null || thoughtsNode.booleanValue(), window);
+                thoughtsNode == null || thoughtsNode.booleanValue(), window, anthropic, prices(preset, model, anthropic, filePrices(entry, at)));
+    }
+
+    /** Anthropic's options from an entry's {@code maxTokens}, {@code thinkingBudget}, {@code cacheTtl} and {@code cacheBreakpoints}. */
+    private static AnthropicSettings fileAnthropic(ObjectNode entry, boolean applies, String at) {
+        if (!applies) {
+            for (String field : ANTHROPIC_FIELDS) {
+                if (entry.has(field)) {
+                    throw new IllegalArgumentException(at + "." + field + " is a setting of Anthropic's format: it applies to preset"
+                            + " anthropic (or sim with \"format\": \"anthropic\")");
+                }
+            }
+            return null;
+        }
+        int maxTokens = wholeNumber(entry, "maxTokens", at, AnthropicSettings.DEFAULT_MAX_TOKENS, 1);
+        Integer budget = entry.has("thinkingBudget")
+                ? wholeNumber(entry, "thinkingBudget", at, 0, AnthropicSettings.MIN_THINKING_BUDGET) : null;
+        if (budget != null && budget >= maxTokens) {
+            throw new IllegalArgumentException(at + ".thinkingBudget (" + budget + ") must be less than maxTokens (" + maxTokens
+                    + "): thinking counts toward the output limit");
+        }
+        String ttl = text(entry, "cacheTtl", at);
+        String breakpoints = text(entry, "cacheBreakpoints", at);
+        if (breakpoints != null && !breakpoints.equals(AnthropicSettings.AUTOMATIC) && !breakpoints.equals(AnthropicSettings.EXPLICIT)) {
+            throw new IllegalArgumentException(at + ".cacheBreakpoints must be \"automatic\" (top-level cache_control) or \"explicit\""
+                    + " (on the system prompt and the newest message), was " + breakpoints);
+        }
+        return new AnthropicSettings(maxTokens, budget, ttl == null ? AnthropicSettings.TTL_5M : AnthropicSettings.ttl(ttl, at + ".cacheTtl"),
+                AnthropicSettings.EXPLICIT.equals(breakpoints));
+    }
+
+    /** A whole-number field from {@code minimum} to {@link AnthropicSettings#MAX_MAX_TOKENS}, or {@code fallback} when absent. */
+    private static int wholeNumber(ObjectNode entry, String field, String at, int fallback, int minimum) {
+        JsonNode node = entry.get(field);
+        if (node == null || node.isNull()) {
+            return fallback;
+        }
+        if (!node.isIntegralNumber() || node.asLong() < minimum || node.asLong() > AnthropicSettings.MAX_MAX_TOKENS) {
+            throw new IllegalArgumentException(at + "." + field + " must be a whole number of tokens from " + minimum + " to "
+                    + AnthropicSettings.MAX_MAX_TOKENS + ", was " + node);
+        }
+        return node.asInt();
+    }
+
+    /** An entry's own {@code prices}, all four of them, or {@code null}. */
+    private static TokenPrices filePrices(ObjectNode entry, String at) {
+        JsonNode node = entry.get("prices");
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!(node instanceof ObjectNode prices)) {
+            throw new IllegalArgumentException(at + ".prices must be an object of dollars per million tokens: " + PRICE_FIELDS);
+        }
+        for (Iterator<String> fields = prices.fieldNames(); fields.hasNext(); ) {
+            String field = fields.next();
+            if (!PRICE_FIELDS.contains(field)) {
+                throw new IllegalArgumentException(at + ".prices: unknown field \"" + field + "\": use " + PRICE_FIELDS);
+            }
+        }
+        String where = at + ".prices";
+        return new TokenPrices(PriceTable.price(prices, "input", where), PriceTable.price(prices, "cachedInput", where),
+                PriceTable.price(prices, "cacheWrite", where), PriceTable.price(prices, "output", where));
     }
 
     private static JsonNode parse(Path file, String where) {
@@ -359,6 +471,9 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         if (preset == ProviderPreset.GEMINI && url.endsWith("/v1beta")) {
             url = url.substring(0, url.length() - "/v1beta".length()); // the root before /v1beta, as documented
         }
+        if (preset == ProviderPreset.ANTHROPIC && url.endsWith("/v1")) {
+            url = url.substring(0, url.length() - "/v1".length()); // the root before /v1, as documented
+        }
         return url;
     }
 
@@ -404,8 +519,9 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             return null;
         }
         String format = value.strip().toLowerCase(Locale.ROOT);
-        if (!format.equals(ProviderSpec.SIM_FORMAT_OPENAI) && !format.equals(ProviderSpec.SIM_FORMAT_GEMINI)) {
-            throw new IllegalArgumentException(variable + "=" + value + " is not supported: use openai or gemini");
+        if (!format.equals(ProviderSpec.SIM_FORMAT_OPENAI) && !format.equals(ProviderSpec.SIM_FORMAT_GEMINI)
+                && !format.equals(ProviderSpec.SIM_FORMAT_ANTHROPIC)) {
+            throw new IllegalArgumentException(variable + "=" + value + " is not supported: use openai, gemini or anthropic");
         }
         return format;
     }

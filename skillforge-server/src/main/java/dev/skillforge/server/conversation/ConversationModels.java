@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.server.price.TokenPrices;
 
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -38,6 +40,11 @@ public interface ConversationModels {
 
     /** The messages array {@code choice}'s provider would receive for {@code call}. */
     JsonNode nextRequestMessages(Choice choice, ModelCall call);
+
+    /** What {@code choice}'s model's tokens cost, when known (a turn's and a conversation's cost follow); by default unknown. */
+    default Optional<TokenPrices> prices(Choice choice) {
+        return Optional.empty();
+    }
 
     /** Observes one turn on {@code choice} that starts now (the metrics); by default nothing. */
     default EventSink runObserver(Choice choice) {

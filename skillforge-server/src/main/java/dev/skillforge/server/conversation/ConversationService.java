@@ -1,6 +1,7 @@
 package dev.skillforge.server.conversation;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.context.ContextView;
 import dev.skillforge.core.transcript.Entry;
@@ -160,6 +161,13 @@ public final class ConversationService implements AutoCloseable {
 
     public boolean isRunning(String id) {
         return hot.get(id).map(HotConversation::isRunning).orElse(false);
+    }
+
+    /** What {@code GET /api/conversations/{id}} answers: the snapshot, its costs priced as the conversation's model is. */
+    public ObjectNode snapshotJson(String id) {
+        ConversationSnapshot snapshot = snapshot(id);
+        ConversationRecord record = snapshot.record();
+        return snapshot.toJson(models.prices(new ConversationModels.Choice(record.provider(), record.model())).orElse(null));
     }
 
     /** A conversation as the page shows it: its entries verbatim and its turns. */

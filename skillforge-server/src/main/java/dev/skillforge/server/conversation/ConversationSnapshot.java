@@ -4,22 +4,27 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.shell.ShellCommand;
 import dev.skillforge.core.shell.ShellTagScanner;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.StoredEntry;
 import dev.skillforge.server.store.TurnRecord;
 
 import java.util.List;
+import java.util.OptionalDouble;
 
 /**
  * A conversation at one moment: its record, its entries exactly as stored, its turns, and the live
- * summary of a running turn. {@link #toJson()} is what {@code GET /api/conversations/{id}} answers:
+ * summary of a running turn. {@link #toJson(TokenPrices)} is what {@code GET /api/conversations/{id}} answers:
  * the entries verbatim, and a turn view for the page (each turn with its iterations: raw content,
  * commands with ids, status and results, tool output, usage). Every {@code usage} with both
- * {@code inputTokens} and {@code cacheReadTokens} also has {@code cacheShare} (cached / input), and the
- * conversation has a {@code usage} of its own: the totals over its turns.
+ * {@code inputTokens} and {@code cacheReadTokens} also has {@code cacheShare} (cached / input), and, where
+ * the model's prices are known and its figures say enough, {@code costUsd} (dollars, 6 decimals); the
+ * conversation has a {@code usage} of its own: the totals over its turns, its cost the sum of theirs (left
+ * out when a turn's is unknown).
  */
 public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns,
                                    boolean running, JsonNode runningSummary) {
@@ -40,7 +45,11 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
         return json;
     }
 
-    public ObjectNode toJson() {
+    /** The usage figures a stored usage object may have, in the order they are totalled. */
+    private static final String[] FIGURES = {"inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"};
+
+    /** @param prices what the conversation's model's tokens cost, or {@code null} when unknown (no cost is shown) */
+    public ObjectNode toJson(TokenPrices prices) {
         ObjectNode json = summaryJson();
         ArrayNode entryList = json.putArray("entries");
         for (StoredEntry entry : entries) {
@@ -51,41 +60,57 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
             }
         }
         ArrayNode turnList = json.putArray("turns");
-        long[] totals = new long[3];
-        boolean[] known = new boolean[3];
+        long[] totals = new long[FIGURES.length];
+        boolean[] known = new boolean[FIGURES.length];
+        double cost = 0;
+        boolean costKnown = prices != null;
         for (TurnRecord turn : turns) {
-            ObjectNode view = turnView(turn);
+            ObjectNode view = turnView(turn, prices);
             turnList.add(view);
-            if (view.has("usage")) {
-                addUsage(totals, known, view.get("usage"));
-            } else {
-                view.path("iterations").forEach(iteration -> addUsage(totals, known, iteration.path("usage")));
+            List<JsonNode> usages = view.has("usage") ? List.of(view.get("usage"))
+                    : view.path("iterations").findValues("usage");
+            for (JsonNode usage : usages) {
+                addUsage(totals, known, usage);
+                if (anyFigure(usage)) {
+                    costKnown &= usage.path("costUsd").isNumber();
+                    cost += usage.path("costUsd").asDouble();
+                }
             }
         }
         ObjectNode usage = json.putObject("usage");
-        String[] fields = {"inputTokens", "outputTokens", "cacheReadTokens"};
-        for (int i = 0; i < fields.length; i++) {
+        for (int i = 0; i < FIGURES.length; i++) {
             if (known[i]) {
-                usage.put(fields[i], totals[i]);
+                usage.put(FIGURES[i], totals[i]);
             }
         }
         withCacheShare(usage);
+        if (costKnown) {
+            usage.put("costUsd", dollars(cost));
+        }
         return json;
     }
 
     /** Adds a usage's known figures; unknown ones stay unknown unless another turn knows them. */
     private static void addUsage(long[] totals, boolean[] known, JsonNode usage) {
-        String[] fields = {"inputTokens", "outputTokens", "cacheReadTokens"};
-        for (int i = 0; i < fields.length; i++) {
-            if (usage.path(fields[i]).isIntegralNumber()) {
-                totals[i] += usage.get(fields[i]).asLong();
+        for (int i = 0; i < FIGURES.length; i++) {
+            if (usage.path(FIGURES[i]).isIntegralNumber()) {
+                totals[i] += usage.get(FIGURES[i]).asLong();
                 known[i] = true;
             }
         }
     }
 
+    private static boolean anyFigure(JsonNode usage) {
+        for (String figure : FIGURES) {
+            if (usage.path(figure).isIntegralNumber()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Adds {@code cacheShare} (cached / input tokens, 4 decimals) when both are known and input is not 0. */
-    static ObjectNode withCacheShare(ObjectNode usage) {
+    private static ObjectNode withCacheShare(ObjectNode usage) {
         JsonNode input = usage.path("inputTokens");
         JsonNode cached = usage.path("cacheReadTokens");
         if (input.isIntegralNumber() && cached.isIntegralNumber() && input.asLong() > 0) {
@@ -94,7 +119,28 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
         return usage;
     }
 
-    private ObjectNode turnView(TurnRecord turn) {
+    /** Adds {@code cacheShare}, and {@code costUsd} when {@code prices} are known and the figures say enough. */
+    private static ObjectNode withShareAndCost(ObjectNode usage, TokenPrices prices) {
+        withCacheShare(usage);
+        if (prices != null) {
+            OptionalDouble cost = prices.cost(new Usage(figure(usage, "inputTokens"), figure(usage, "outputTokens"),
+                    figure(usage, "cacheReadTokens"), figure(usage, "cacheWriteTokens")));
+            cost.ifPresent(dollars -> usage.put("costUsd", dollars(dollars)));
+        }
+        return usage;
+    }
+
+    private static Long figure(JsonNode usage, String field) {
+        JsonNode value = usage.path(field);
+        return value.isIntegralNumber() ? value.asLong() : null;
+    }
+
+    /** Dollars to 6 decimals (a millionth of a dollar is below any price per token shown here). */
+    private static double dollars(double amount) {
+        return Math.round(amount * 1_000_000) / 1_000_000.0;
+    }
+
+    private ObjectNode turnView(TurnRecord turn, TokenPrices prices) {
         JsonNode summary = TurnRecord.RUNNING.equals(turn.status()) && runningSummary != null ? runningSummary : parse(turn.summaryJson());
         ObjectNode view = Json.object();
         view.put("turn", turn.turn()).put("status", turn.status()).put("startedAt", turn.startedAtMillis());
@@ -112,7 +158,7 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
                 JsonNode meta = summary.path("perIteration").path(index);
                 current.set("commands", meta.has("commands") ? meta.get("commands").deepCopy() : commandsIn(entry.content(), index));
                 if (meta.has("usage") && meta.get("usage").isObject()) {
-                    current.set("usage", withCacheShare(meta.get("usage").deepCopy()));
+                    current.set("usage", withShareAndCost(meta.get("usage").deepCopy(), prices));
                 }
                 if (meta.has("sources")) {
                     current.set("sources", meta.get("sources").deepCopy());
@@ -130,7 +176,7 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
             }
         }
         if (view.get("usage") instanceof ObjectNode usage) {
-            withCacheShare(usage);
+            withShareAndCost(usage, prices);
         }
         return view;
     }

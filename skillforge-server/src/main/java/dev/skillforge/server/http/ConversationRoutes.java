@@ -36,7 +36,7 @@ public final class ConversationRoutes {
     void register(JavalinConfig config) {
         config.routes.post("/api/conversations", this::create);
         config.routes.get("/api/conversations", this::list);
-        config.routes.get("/api/conversations/{id}", ctx -> json(ctx, 200, conversations.snapshot(ctx.pathParam("id")).toJson()));
+        config.routes.get("/api/conversations/{id}", ctx -> json(ctx, 200, conversations.snapshotJson(ctx.pathParam("id"))));
         config.routes.patch("/api/conversations/{id}", this::rename);
         config.routes.delete("/api/conversations/{id}", ctx -> {
             conversations.delete(ctx.pathParam("id"));

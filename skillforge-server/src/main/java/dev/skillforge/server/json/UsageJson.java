@@ -19,6 +19,9 @@ public final class UsageJson {
         if (usage.cacheReadTokens() != null) {
             json.put("cacheReadTokens", usage.cacheReadTokens());
         }
+        if (usage.cacheWriteTokens() != null) {
+            json.put("cacheWriteTokens", usage.cacheWriteTokens());
+        }
         return json;
     }
 }

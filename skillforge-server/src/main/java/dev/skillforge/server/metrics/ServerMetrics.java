@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code skillforge_commands_total{status}}: commands by status ({@code completed}, {@code failed},
  *       {@code cancelled})</li>
  *   <li>{@code skillforge_tokens_total{provider,model,kind}}: tokens by kind {@code input}, {@code output},
- *       {@code cached}, as the provider reported them (unknown figures add nothing)</li>
+ *       {@code cached} (read from the cache), {@code cache_write} (written to it), as the provider reported them
+ *       (unknown figures add nothing)</li>
  *   <li>{@code skillforge_cache_breaks_total}: requests that did not start with the
  *       previous one of their conversation ({@link PrefixGuard})</li>
  *   <li>{@code skillforge_context_cuts_total{provider,model}}: context cuts, when a conversation outgrew
@@ -130,6 +131,7 @@ public final class ServerMetrics implements PrefixGuard.Observer {
             add("input", usage.inputTokens());
             add("output", usage.outputTokens());
             add("cached", usage.cacheReadTokens());
+            add("cache_write", usage.cacheWriteTokens());
         }
 
         private void add(String kind, Long tokens) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.server.config.ProviderPreset;
+import dev.skillforge.server.price.TokenPrices;
 
 import java.time.Duration;
 import java.util.function.Function;
@@ -15,12 +16,14 @@ import java.util.function.Function;
  * exactly like a remote one. Every configured provider by name: {@link ProviderRegistry}.
  *
  * @param nextRequestMessages the conversation part of the request this provider would be sent for a call
- *                            (OpenAI's messages array; Gemini's systemInstruction and contents)
+ *                            (OpenAI's messages array; Gemini's systemInstruction and contents; Anthropic's system
+ *                            and messages)
  * @param contextWindow       the model's context window in tokens
+ * @param prices              what the model's tokens cost, or {@code null} when unknown
  */
 public record ConfiguredProvider(ModelProvider model, String name, String modelName, boolean simulated,
                                  Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources,
-                                 String preset, boolean keyPresent, int contextWindow) implements AutoCloseable {
+                                 String preset, boolean keyPresent, int contextWindow, TokenPrices prices) implements AutoCloseable {
 
     public static final String DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
     public static final String DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -34,6 +37,13 @@ public record ConfiguredProvider(ModelProvider model, String name, String modelN
                               Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources) {
         this(model, name, modelName, simulated, nextRequestMessages, resources, name, false,
                 ProviderPreset.SIM.defaultContextWindow());
+    }
+
+    /** A provider whose prices are unknown. */
+    public ConfiguredProvider(ModelProvider model, String name, String modelName, boolean simulated,
+                              Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources,
+                              String preset, boolean keyPresent, int contextWindow) {
+        this(model, name, modelName, simulated, nextRequestMessages, resources, preset, keyPresent, contextWindow, null);
     }
 
     @Override

@@ -46,9 +46,11 @@ class PackageDependenciesTest {
     @Test
     void onlyTheCompositionRootKnowsTheProviderAdapters() {
         noClasses().that().resideOutsideOfPackages("dev.skillforge.server", "dev.skillforge.server.provider.openai..",
-                        "dev.skillforge.server.provider.gemini..", "dev.skillforge.server.provider.sim..")
+                        "dev.skillforge.server.provider.gemini..", "dev.skillforge.server.provider.anthropic..",
+                        "dev.skillforge.server.provider.sim..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.skillforge.server.provider.openai..",
-                        "dev.skillforge.server.provider.gemini..", "dev.skillforge.server.provider.sim..")
+                        "dev.skillforge.server.provider.gemini..", "dev.skillforge.server.provider.anthropic..",
+                        "dev.skillforge.server.provider.sim..")
                 .check(main);
     }
 

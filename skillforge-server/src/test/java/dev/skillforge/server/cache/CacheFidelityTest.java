@@ -109,7 +109,7 @@ class CacheFidelityTest {
                 String share = CacheDebug.share(request.cachedTokens(), request.promptTokens());
                 assertThat(lines.get(i)).isEqualTo("[Cache Debug] conversation=" + id + " provider=sim model=skillforge-sim-1 iteration="
                         + iterations[i] + " promptTokens=" + request.promptTokens() + " cachedTokens=" + request.cachedTokens()
-                        + " cachedShare=" + share + " possibleShare=" + share);
+                        + " cacheWriteTokens=unknown cachedShare=" + share + " possibleShare=" + share);
             }
             assertThat(lines.get(6)).startsWith("[Cache Debug] conversation=sf-").contains(" iteration=0 ").doesNotContain("possibleShare");
 

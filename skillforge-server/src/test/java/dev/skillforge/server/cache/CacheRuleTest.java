@@ -46,4 +46,23 @@ class CacheRuleTest {
         assertThat(CacheRule.OPENAI.cachedTokens(4479, 5000)).isEqualTo(4352);
         assertThat(CacheRule.OPENAI.cachedTokens(4480, 5000)).isEqualTo(4480);
     }
+
+    @Test
+    void anthropicReadsTheWholeSharedPrefixFromTheModelsMinimumOn() {
+        CacheRule sonnet = CacheRule.forAnthropicModel("claude-sonnet-5-5");
+        assertThat(sonnet.cachedTokens(1023, 5000)).isZero();
+        assertThat(sonnet.cachedTokens(1024, 5000)).isEqualTo(1024);
+        assertThat(sonnet.cachedTokens(4479, 5000)).as("no steps: every token of the prefix").isEqualTo(4479);
+        assertThat(CacheRule.forAnthropicModel("claude-haiku-4-5").cachedTokens(4000, 5000)).isZero();
+    }
+
+    @Test
+    void anthropicsMinimumFollowsTheModelsName() {
+        assertThat(CacheRule.anthropicMinimum("claude-opus-4-6")).isEqualTo(4096);
+        assertThat(CacheRule.anthropicMinimum("claude-opus-4-5-20251101")).isEqualTo(4096);
+        assertThat(CacheRule.anthropicMinimum("claude-haiku-4-5")).isEqualTo(4096);
+        assertThat(CacheRule.anthropicMinimum("claude-3-5-haiku-20241022")).isEqualTo(2048);
+        assertThat(CacheRule.anthropicMinimum("claude-sonnet-4-6")).isEqualTo(1024);
+        assertThat(CacheRule.anthropicMinimum("skillforge-sim-1")).isEqualTo(1024);
+    }
 }

@@ -179,10 +179,13 @@ class PrefixGuardTest {
     void theDebugLineSaysTheSharesAndTheIteration() {
         assertThat(CacheDebug.line("c1", "sim", "m", 2, new Usage(2000L, 10L, 1536L), 1920L))
                 .isEqualTo("[Cache Debug] conversation=c1 provider=sim model=m iteration=2 promptTokens=2000 cachedTokens=1536"
-                        + " cachedShare=76.8% possibleShare=96.0%");
+                        + " cacheWriteTokens=unknown cachedShare=76.8% possibleShare=96.0%");
         assertThat(CacheDebug.line("c1", "ollama", "m", 0, new Usage(500L, 3L, null), null))
                 .isEqualTo("[Cache Debug] conversation=c1 provider=ollama model=m iteration=0 promptTokens=500 cachedTokens=unknown"
-                        + " cachedShare=unknown");
+                        + " cacheWriteTokens=unknown cachedShare=unknown");
+        assertThat(CacheDebug.line("c1", "anthropic", "m", 1, new Usage(2000L, 10L, 1500L, 480L), null))
+                .isEqualTo("[Cache Debug] conversation=c1 provider=anthropic model=m iteration=1 promptTokens=2000 cachedTokens=1500"
+                        + " cacheWriteTokens=480 cachedShare=75.0%");
     }
 
     private static void call(PrefixGuard guard, String key, List<Entry> entries) throws ProviderException {

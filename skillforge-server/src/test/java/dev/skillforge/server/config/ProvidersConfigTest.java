@@ -37,10 +37,111 @@ class ProvidersConfigTest {
     }
 
     @Test
-    void forgeSimFormatGeminiRunsTheSimulationInGeminisFormat() {
+    void forgeSimFormatGeminiOrAnthropicRunsTheSimulationInThatFormat() {
         assertThat(config(Map.of("FORGE_SIM_FORMAT", "Gemini")).defaultSpec().simFormat()).isEqualTo("gemini");
-        assertThatThrownBy(() -> config(Map.of("FORGE_SIM_FORMAT", "anthropic")))
-                .hasMessage("FORGE_SIM_FORMAT=anthropic is not supported: use openai or gemini");
+        ProviderSpec anthropic = config(Map.of("FORGE_SIM_FORMAT", "anthropic")).defaultSpec();
+        assertThat(anthropic.simFormat()).isEqualTo("anthropic");
+        assertThat(anthropic.anthropic()).isEqualTo(AnthropicSettings.DEFAULT);
+        assertThat(anthropic.prices()).as("a simulation costs nothing the table knows").isNull();
+        assertThat(config(Map.of()).defaultSpec().anthropic()).isNull();
+        assertThatThrownBy(() -> config(Map.of("FORGE_SIM_FORMAT", "bedrock")))
+                .hasMessage("FORGE_SIM_FORMAT=bedrock is not supported: use openai, gemini or anthropic");
+    }
+
+    // ================================================================ Anthropic
+
+    @Test
+    void anthropicTakesAnthropicApiKeyAtItsOwnUrlAndDefaultsToTheCurrentSonnetWithItsWindowAndPrices() {
+        ProviderSpec spec = config(Map.of("FORGE_PROVIDER", "anthropic", "ANTHROPIC_API_KEY", "sk-ant")).defaultSpec();
+
+        assertThat(spec.apiKey()).isEqualTo("sk-ant");
+        assertThat(spec.apiKeyEnv()).isEqualTo("ANTHROPIC_API_KEY");
+        assertThat(spec.baseUrl()).isEqualTo("https://api.anthropic.com");
+        assertThat(spec.model()).isEqualTo("claude-sonnet-5-5");
+        assertThat(spec.contextWindow()).isEqualTo(1_000_000);
+        assertThat(spec.anthropic()).isEqualTo(new AnthropicSettings(32_000, null, "5m", false));
+        assertThat(spec.prices()).isEqualTo(new dev.skillforge.server.price.TokenPrices(2.00, 0.20, 2.50, 10.00));
+        assertThatThrownBy(() -> config(Map.of("FORGE_PROVIDER", "anthropic")))
+                .hasMessage("FORGE_PROVIDER=anthropic needs an API key: set FORGE_API_KEY or ANTHROPIC_API_KEY");
+    }
+
+    @Test
+    void anthropicsMaxTokensThinkingBudgetAndCacheTtlComeFromTheirVariablesAndAnHourLongCacheIsPricedAsSuch() {
+        ProviderSpec spec = config(Map.of("FORGE_PROVIDER", "anthropic", "ANTHROPIC_API_KEY", "k", "FORGE_MAX_TOKENS", "16000",
+                "FORGE_THINKING_BUDGET", "8000", "FORGE_CACHE_TTL", "1H", "FORGE_BASE_URL", "https://proxy.example/v1/")).defaultSpec();
+
+        assertThat(spec.anthropic()).isEqualTo(new AnthropicSettings(16_000, 8000, "1h", false));
+        assertThat(spec.prices().cacheWrite()).as("Sonnet 5.5's 1-hour write price").isEqualTo(4.00);
+        assertThat(spec.baseUrl()).isEqualTo("https://proxy.example");
+        assertThat(spec.apiKey()).as("a vendor's usual variable goes only to the vendor's own URL").isNull();
+    }
+
+    @Test
+    void anthropicSettingMistakesNameTheirVariable() {
+        Map<String, String> anthropic = Map.of("FORGE_PROVIDER", "anthropic", "ANTHROPIC_API_KEY", "k");
+        assertThatThrownBy(() -> config(with(anthropic, "FORGE_CACHE_TTL", "10m")))
+                .hasMessage("FORGE_CACHE_TTL=10m is not supported: use 5m or 1h");
+        assertThatThrownBy(() -> config(with(anthropic, "FORGE_THINKING_BUDGET", "512")))
+                .hasMessage("FORGE_THINKING_BUDGET=512 is out of range: use 1024 to 1000000");
+        assertThatThrownBy(() -> config(with(with(anthropic, "FORGE_THINKING_BUDGET", "4000"), "FORGE_MAX_TOKENS", "4000")))
+                .hasMessage("FORGE_THINKING_BUDGET=4000 must be less than FORGE_MAX_TOKENS (4000): thinking counts toward the output limit");
+        assertThatThrownBy(() -> config(with(anthropic, "FORGE_MAX_TOKENS", "zero")))
+                .hasMessage("FORGE_MAX_TOKENS=zero is not a whole number");
+        assertThatThrownBy(() -> config(Map.of("FORGE_PROVIDER", "gemini", "GEMINI_API_KEY", "k", "FORGE_MAX_TOKENS", "100")))
+                .hasMessageStartingWith("FORGE_MAX_TOKENS is a setting of Anthropic's format: it applies to FORGE_PROVIDER=anthropic");
+    }
+
+    @Test
+    void theProvidersFileSetsAnthropicsOptionsExplicitBreakpointsAndItsOwnPrices() throws IOException {
+        Files.writeString(data.resolve("providers.json"), """
+                {"providers": {
+                   "claude": {"preset": "anthropic", "model": "claude-opus-5-5", "maxTokens": 64000, "cacheTtl": "1h",
+                              "cacheBreakpoints": "explicit", "thoughts": false},
+                   "old":    {"preset": "anthropic", "model": "claude-sonnet-4-5", "thinkingBudget": 2048},
+                   "gateway":{"preset": "anthropic", "model": "claude-next", "baseUrl": "https://gw.example",
+                              "prices": {"input": 1.5, "cachedInput": 0.15, "cacheWrite": 1.875, "output": 7.5}},
+                   "demo":   {"preset": "sim", "format": "anthropic", "prices": {"input": 2, "cachedInput": 0.2, "cacheWrite": 2.5, "output": 10}}}}
+                """);
+
+        ProvidersConfig config = config(Map.of("ANTHROPIC_API_KEY", "k"));
+
+        ProviderSpec claude = config.find("claude").orElseThrow();
+        assertThat(claude.anthropic()).isEqualTo(new AnthropicSettings(64_000, null, "1h", true));
+        assertThat(claude.thoughts()).isFalse();
+        assertThat(claude.prices()).as("Opus 5.5 with 1-hour writes").isEqualTo(new dev.skillforge.server.price.TokenPrices(4.00, 0.20, 8.00, 20.00));
+        assertThat(config.find("old").orElseThrow().anthropic()).isEqualTo(new AnthropicSettings(32_000, 2048, "5m", false));
+        assertThat(config.find("gateway").orElseThrow().prices()).isEqualTo(new dev.skillforge.server.price.TokenPrices(1.5, 0.15, 1.875, 7.5));
+        ProviderSpec demo = config.find("demo").orElseThrow();
+        assertThat(demo.simFormat()).isEqualTo("anthropic");
+        assertThat(demo.prices().output()).isEqualTo(10);
+        assertThat(config.find("gateway").orElseThrow().model()).isEqualTo("claude-next");
+    }
+
+    @Test
+    void anthropicAndPriceMistakesInTheFileSayWhere() throws IOException {
+        Path file = data.resolve("providers.json");
+        List<String[]> cases = List.of(
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"openai\", \"maxTokens\": 100}}}",
+                        "providers.a.maxTokens is a setting of Anthropic's format"},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"anthropic\", \"cacheBreakpoints\": \"some\"}}}",
+                        "providers.a.cacheBreakpoints must be \"automatic\""},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"anthropic\", \"thinkingBudget\": 1000}}}",
+                        "providers.a.thinkingBudget must be a whole number of tokens from 1024"},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"anthropic\", \"thinkingBudget\": 40000}}}",
+                        "providers.a.thinkingBudget (40000) must be less than maxTokens (32000)"},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"anthropic\", \"prices\": {\"input\": 1}}}}",
+                        "providers.a.prices.cachedInput must be a price in dollars per million tokens (0 or more), was null"},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"anthropic\", \"prices\": {\"input\": -1, \"cachedInput\": 0,"
+                        + " \"cacheWrite\": 0, \"output\": 0}}}}", "providers.a.prices.input must be a price"},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"anthropic\", \"prices\": {\"inputs\": 1}}}}",
+                        "providers.a.prices: unknown field \"inputs\""},
+                new String[]{"{\"providers\": {\"a\": {\"preset\": \"openai\", \"thoughts\": true}}}",
+                        "providers.a.thoughts is a Gemini and Anthropic setting"});
+        for (String[] c : cases) {
+            Files.writeString(file, c[0]);
+            assertThatThrownBy(() -> config(Map.of("ANTHROPIC_API_KEY", "k", "OPENAI_API_KEY", "k"))).as(c[0])
+                    .hasMessageContaining(c[1]).hasMessageContaining(file.toString());
+        }
     }
 
     @Test
@@ -136,8 +237,8 @@ class ProvidersConfigTest {
 
     @Test
     void unknownProviderNamesEveryPreset() {
-        assertThatThrownBy(() -> config(Map.of("FORGE_PROVIDER", "anthropic")))
-                .hasMessage("FORGE_PROVIDER=anthropic is not supported: use sim, openai, gemini, kimi, glm, deepseek, openrouter, vllm, llamacpp, ollama");
+        assertThatThrownBy(() -> config(Map.of("FORGE_PROVIDER", "bedrock")))
+                .hasMessage("FORGE_PROVIDER=bedrock is not supported: use sim, openai, gemini, anthropic, kimi, glm, deepseek, openrouter, vllm, llamacpp, ollama");
     }
 
     @Test
@@ -323,6 +424,12 @@ class ProvidersConfigTest {
 
     private ProvidersConfig config(Map<String, String> env) {
         return ProvidersConfig.from(env, data);
+    }
+
+    private static Map<String, String> with(Map<String, String> env, String variable, String value) {
+        Map<String, String> more = new HashMap<>(env);
+        more.put(variable, value);
+        return more;
     }
 
     private Map<String, String> env(Map<String, String> values) {

@@ -126,6 +126,12 @@ abstract class BrowserTest {
         return server;
     }
 
+    /** Starts the server with {@code providers} on the simulated server, the first the default. */
+    ServerHarness start(SimResponder responder, List<ServerHarness.SimProvider> providers) throws IOException {
+        server = new ServerHarness(data, responder, dev.skillforge.server.config.SecuritySettings.defaults(), providers);
+        return server;
+    }
+
     /** Opens the page at {@code path} of the server in a fresh browser context (desktop size). */
     Page open(String path) {
         return open(path, 1280, 860, null);

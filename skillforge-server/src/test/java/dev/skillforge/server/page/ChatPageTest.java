@@ -124,7 +124,9 @@ class ChatPageTest extends BrowserTest {
         // The conversation's totals in the top bar, from GET /api/conversations/{id}'s usage.
         JsonNode total = conversation(conversationId()).path("usage");
         assertThat(page.locator("#conversation-usage")).hasText("conversation: in " + String.format(java.util.Locale.ENGLISH, "%,d", total.path("inputTokens").asLong())
-                + " · out " + String.format(java.util.Locale.ENGLISH, "%,d", total.path("outputTokens").asLong()) + " · cache " + Math.round(100 * total.path("cacheShare").asDouble()) + "%");
+                + " · out " + String.format(java.util.Locale.ENGLISH, "%,d", total.path("outputTokens").asLong()) + " · cache " + Math.round(100 * total.path("cacheShare").asDouble()) + "%"
+                + " · cost unknown"); // a simulation's tokens have no price
+        assertThat(turn.locator(".turn-meta .cost")).hasText("cost unknown");
 
         page.emulateMedia(new Page.EmulateMediaOptions().setColorScheme(ColorScheme.DARK));
         screenshot("twoIterationsWithADuplicateCommandShowEachCommandByIdWithItsStatusAndOutput-dark");

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * message, retry what may be retried, stop at once when cancelled, and replay what the provider
  * needs: the second request of a tool loop carries the first answer's provider-native pieces byte
  * for byte. Each implementation's test extends this class and says how to build its client and where
- * its pieces are on the wire.
+ * its pieces are on the wire, and whether its format reports cache writes.
  */
 public abstract class ProviderConformanceTest extends SimProviderTestBase {
 
@@ -51,6 +51,11 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
     /** Whether the client reports the simulation's sources (Gemini's grounding, GLM's web search). */
     protected abstract boolean reportsSources();
 
+    /** The cache writes the client reports for {@code request}: what the simulation wrote where the format reports writes (Anthropic), else unknown. */
+    protected Long cacheWriteTokens(SimRequest request) {
+        return null;
+    }
+
     // ================================================================ streaming
 
     @Test
@@ -63,7 +68,8 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
         assertThat(listener.reasoning).isEmpty();
         SimRequest request = sim.requests().getFirst();
         assertThat(request.format()).isEqualTo(format());
-        assertThat(reply.usage()).isEqualTo(new Usage(request.promptTokens(), (long) TokenCounter.count("Hello, world!"), 0L));
+        assertThat(reply.usage()).isEqualTo(new Usage(request.promptTokens(), (long) TokenCounter.count("Hello, world!"), 0L,
+                cacheWriteTokens(request)));
     }
 
     @Test
@@ -96,7 +102,7 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
         assertThat(first.usage().cacheReadTokens()).isZero();
         assertThat(secondRequest.cachedTokens()).isGreaterThanOrEqualTo(1024).isLessThan(secondRequest.promptTokens());
         assertThat(second.usage()).isEqualTo(new Usage(secondRequest.promptTokens(),
-                (long) TokenCounter.count("Second answer."), secondRequest.cachedTokens()));
+                (long) TokenCounter.count("Second answer."), secondRequest.cachedTokens(), cacheWriteTokens(secondRequest)));
     }
 
     @Test

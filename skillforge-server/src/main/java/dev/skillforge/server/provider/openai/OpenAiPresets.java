@@ -52,7 +52,7 @@ public final class OpenAiPresets {
             case VLLM -> VLLM;
             case LLAMACPP -> LLAMACPP;
             case OLLAMA -> OLLAMA;
-            case SIM, GEMINI -> throw new IllegalArgumentException(spec.preset().id() + " is not an OpenAI-compatible preset");
+            case SIM, GEMINI, ANTHROPIC -> throw new IllegalArgumentException(spec.preset().id() + " is not an OpenAI-compatible preset");
         };
     }
 }

@@ -20,7 +20,10 @@ import java.util.Set;
  * <p>Cached prompt tokens, first present field wins, absent means unknown: {@code
  * usage.prompt_tokens_details.cached_tokens} (OpenAI, vLLM with prompt token details, llama.cpp),
  * {@code usage.cached_tokens} (Kimi; also inside {@code choices[0].usage} when streaming), {@code
- * usage.prompt_cache_hit_tokens} (DeepSeek), {@code timings.cache_n} (llama.cpp).
+ * usage.prompt_cache_hit_tokens} (DeepSeek), {@code timings.cache_n} (llama.cpp). Cache writes, where an
+ * OpenAI response reports them (the models that bill writes above plain input): {@code
+ * usage.prompt_tokens_details.cache_write_tokens}, beside {@code cached_tokens}, or {@code usage.cache_write_tokens};
+ * absent means unknown.
  *
  * <p>With web-search sources on (GLM), each result of a top-level {@code web_search} array becomes
  * one {@code onSource(link, title)}, the first time its link appears.
@@ -126,7 +129,11 @@ public final class OpenAiStreamParser {
             if (cached == null && hasTimings) {
                 cached = Json.number(timings, "cache_n");
             }
-            usage = new Usage(Json.number(reported, "prompt_tokens"), outputTokens(reported), cached);
+            Long written = Json.number(reported.path("prompt_tokens_details"), "cache_write_tokens");
+            if (written == null) {
+                written = Json.number(reported, "cache_write_tokens");
+            }
+            usage = new Usage(Json.number(reported, "prompt_tokens"), outputTokens(reported), cached, written);
         } else if (hasTimings) {
             // llama.cpp without a usage object: prompt_n counts only the tokens it had to process.
             Long cacheN = Json.number(timings, "cache_n");

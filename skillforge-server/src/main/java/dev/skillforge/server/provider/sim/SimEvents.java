@@ -12,9 +12,10 @@ import java.time.Duration;
 import java.util.function.Function;
 
 /**
- * The body of a simulated stream, as Server-Sent Events in one wire format's framing, and the
- * scripted mid-stream faults, which every format applies alike: an error event in the format's own
- * shape, a cut, keep-alive comments only (a stall), or nothing at all (a silence).
+ * The body of a simulated stream, as Server-Sent Events in one wire format's framing (Anthropic names
+ * each event in an {@code event:} line too), and the scripted mid-stream faults, which every format
+ * applies alike: an error event in the format's own shape, a cut, keep-alive comments only (a stall),
+ * or nothing at all (a silence).
  */
 final class SimEvents {
 
@@ -75,11 +76,22 @@ final class SimEvents {
         return out.toString();
     }
 
+    /** Sends one event named {@code name} (an {@code event:} line) carrying {@code data}, as Anthropic frames its events. */
+    void send(String name, String data) throws IOException {
+        out.write(("event: " + name + "\n").getBytes(StandardCharsets.UTF_8));
+        send(data);
+    }
+
     /** Applies a mid-stream fault due after {@code sent} chunks; true when the stream must end here. */
     boolean faultNow(SimReply.Fault fault, int sent) throws IOException {
         switch (fault) {
             case SimReply.StreamError error when error.afterChunks() == sent -> {
-                send(Json.write(errorEvent.apply(error.message())));
+                ObjectNode event = errorEvent.apply(error.message());
+                if ("error".equals(Json.text(event, "type"))) {
+                    send("error", Json.write(event)); // Anthropic's error event, named as it is
+                } else {
+                    send(Json.write(event));
+                }
                 return true;
             }
             case SimReply.Truncate truncate when truncate.afterChunks() == sent -> {

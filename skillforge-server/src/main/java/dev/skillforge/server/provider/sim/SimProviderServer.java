@@ -11,6 +11,7 @@ import io.javalin.http.Context;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -25,9 +26,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A simulated model provider on a loopback port, speaking OpenAI's chat-completions wire format
- * (streaming and not), with a real prefix cache by OpenAI's documented rule, and Gemini's
+ * (streaming and not), with a real prefix cache by OpenAI's documented rule, Gemini's
  * {@code streamGenerateContent?alt=sse} on the same port ({@link GeminiSimWire}: Gemini's implicit-cache
- * rule, thought signatures, grounding). It serves the offline demo (with {@link DemoAgent}) and the
+ * rule, thought signatures, grounding) and Anthropic's {@code /v1/messages} ({@link AnthropicSimWire}: its
+ * prompt cache with breakpoints, look-back, writes and TTL, signed thinking). It serves the offline demo (with {@link DemoAgent}) and the
  * tests (with a {@link SimScript}). It is a simulation and says so: the model is {@value #MODEL} and
  * the demo's answers begin with a notice. Like the real APIs, it refuses a prompt longer than the
  * model's context window ({@link Options}) with HTTP 400 and the provider's own words.
@@ -45,31 +47,42 @@ public final class SimProviderServer implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong();
     private volatile CountDownLatch abortSeen = new CountDownLatch(1);
     private final GeminiSimWire gemini;
+    private final AnthropicSimWire anthropic;
     private final Javalin app;
 
     /**
      * What the simulated models are like: the prompt-cache rule of the OpenAI format (Gemini's follows
-     * the model's name, {@link CacheRule#forGeminiModel}) and each format's context window in prompt tokens;
-     * and whether every request is kept for {@link #requests()} (tests and benchmarks; never the demo,
-     * whose memory would grow with every turn).
+     * the model's name, {@link CacheRule#forGeminiModel}; Anthropic's is its own, {@link AnthropicPromptCache}) and
+     * each format's context window in prompt tokens; whether every request is kept for {@link #requests()} (tests
+     * and benchmarks; never the demo, whose memory would grow with every turn); and the clock Anthropic's cache
+     * entries expire by.
      */
-    public record Options(CacheRule openAiCacheRule, int openAiContextWindow, int geminiContextWindow, boolean recordRequests) {
+    public record Options(CacheRule openAiCacheRule, int openAiContextWindow, int geminiContextWindow, boolean recordRequests,
+                          int anthropicContextWindow, InstantSource clock) {
 
-        /** OpenAI's cache rule; windows as large as those of the models each format stands for (128K, 1M); nothing recorded. */
-        public static final Options DEFAULT = new Options(CacheRule.OPENAI, 131_072, 1_048_576, false);
+        /**
+         * OpenAI's cache rule; windows as large as those of the models each format stands for (128K, 1M, 1M);
+         * nothing recorded; the system clock.
+         */
+        public static final Options DEFAULT = new Options(CacheRule.OPENAI, 131_072, 1_048_576, false, 1_000_000, InstantSource.system());
 
         public Options withCacheRule(CacheRule rule) {
-            return new Options(rule, openAiContextWindow, geminiContextWindow, recordRequests);
+            return new Options(rule, openAiContextWindow, geminiContextWindow, recordRequests, anthropicContextWindow, clock);
         }
 
-        /** The same window, in tokens, for both formats. */
+        /** The same window, in tokens, for every format. */
         public Options withContextWindow(int tokens) {
-            return new Options(openAiCacheRule, tokens, tokens, recordRequests);
+            return new Options(openAiCacheRule, tokens, tokens, recordRequests, tokens, clock);
         }
 
         /** These options, keeping every request for {@link #requests()}. */
         public Options recordingRequests() {
-            return new Options(openAiCacheRule, openAiContextWindow, geminiContextWindow, true);
+            return new Options(openAiCacheRule, openAiContextWindow, geminiContextWindow, true, anthropicContextWindow, clock);
+        }
+
+        /** These options, Anthropic's cache entries expiring by {@code time} (a test's manual clock). */
+        public Options withClock(InstantSource time) {
+            return new Options(openAiCacheRule, openAiContextWindow, geminiContextWindow, recordRequests, anthropicContextWindow, time);
         }
     }
 
@@ -79,11 +92,14 @@ public final class SimProviderServer implements AutoCloseable {
         this.contextWindow = options.openAiContextWindow();
         this.requests = options.recordRequests() ? new CopyOnWriteArrayList<>() : null;
         this.gemini = new GeminiSimWire(responder, this::record, this::recordAbort, ids, options.geminiContextWindow());
+        this.anthropic = new AnthropicSimWire(responder, this::record, this::recordAbort, ids, options.anthropicContextWindow(),
+                options.clock());
         this.app = Servers.start(host, port, config -> {
             config.http.maxRequestSize = 64L * 1024 * 1024;
             config.routes.post("/v1/chat/completions", this::chatCompletions);
             config.routes.get("/v1/models", ctx -> ctx.json(modelList()));
             config.routes.post("/v1beta/models/{target}", gemini::handle);
+            config.routes.post("/v1/messages", anthropic::handle);
         });
     }
 
@@ -116,6 +132,11 @@ public final class SimProviderServer implements AutoCloseable {
 
     /** The base URL a Gemini client takes: the root before {@code /v1beta}. */
     public String geminiBaseUrl() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /** The base URL an Anthropic client takes: the root before {@code /v1}. */
+    public String anthropicBaseUrl() {
         return "http://127.0.0.1:" + port();
     }
 

@@ -9,10 +9,13 @@ import java.util.List;
  * an optional fault. In Gemini's format a reply can also carry a thought signature (sent on a final
  * empty-text part, as Gemini 3 does), grounding sources, and a finish reason other than {@code STOP};
  * in OpenAI's format sources are sent as GLM sends its web search results, and the finish reason is
- * mapped ({@code MAX_TOKENS} to {@code length}, the refusals to {@code content_filter}).
+ * mapped ({@code MAX_TOKENS} to {@code length}, the refusals to {@code content_filter}). In Anthropic's
+ * format the reasoning is a thinking block signed with the thought signature (or one the simulation makes
+ * up), a reply may add a {@code redacted_thinking} block, and the finish reason is mapped
+ * ({@code MAX_TOKENS} to {@code max_tokens}, the refusals to {@code refusal}).
  */
 public record SimReply(List<String> reasoning, List<String> chunks, Duration delay, Fault fault,
-                       String thoughtSignature, List<Source> sources, String finishReason) {
+                       String thoughtSignature, List<Source> sources, String finishReason, String redactedThinking) {
 
     public SimReply {
         reasoning = List.copyOf(reasoning);
@@ -21,7 +24,7 @@ public record SimReply(List<String> reasoning, List<String> chunks, Duration del
     }
 
     public SimReply(List<String> reasoning, List<String> chunks, Duration delay, Fault fault) {
-        this(reasoning, chunks, delay, fault, null, List.of(), null);
+        this(reasoning, chunks, delay, fault, null, List.of(), null, null);
     }
 
     /** A web page the answer is grounded on. */
@@ -67,29 +70,34 @@ public record SimReply(List<String> reasoning, List<String> chunks, Duration del
     }
 
     public SimReply withReasoning(String... reasoningChunks) {
-        return new SimReply(List.of(reasoningChunks), chunks, delay, fault, thoughtSignature, sources, finishReason);
+        return new SimReply(List.of(reasoningChunks), chunks, delay, fault, thoughtSignature, sources, finishReason, redactedThinking);
     }
 
     public SimReply withDelay(Duration pause) {
-        return new SimReply(reasoning, chunks, pause, fault, thoughtSignature, sources, finishReason);
+        return new SimReply(reasoning, chunks, pause, fault, thoughtSignature, sources, finishReason, redactedThinking);
     }
 
     public SimReply withFault(Fault what) {
-        return new SimReply(reasoning, chunks, delay, what, thoughtSignature, sources, finishReason);
+        return new SimReply(reasoning, chunks, delay, what, thoughtSignature, sources, finishReason, redactedThinking);
     }
 
     /** Gemini: end with {@code {"text": "", "thoughtSignature": signature}}, which a later request must carry back. */
     public SimReply withThoughtSignature(String signature) {
-        return new SimReply(reasoning, chunks, delay, fault, signature, sources, finishReason);
+        return new SimReply(reasoning, chunks, delay, fault, signature, sources, finishReason, redactedThinking);
     }
 
     public SimReply withSources(Source... grounding) {
-        return new SimReply(reasoning, chunks, delay, fault, thoughtSignature, List.of(grounding), finishReason);
+        return new SimReply(reasoning, chunks, delay, fault, thoughtSignature, List.of(grounding), finishReason, redactedThinking);
     }
 
     /** Gemini's finish reason ({@code SAFETY}, {@code MAX_TOKENS}, …) instead of {@code STOP}. */
     public SimReply withFinishReason(String reason) {
-        return new SimReply(reasoning, chunks, delay, fault, thoughtSignature, sources, reason);
+        return new SimReply(reasoning, chunks, delay, fault, thoughtSignature, sources, reason, redactedThinking);
+    }
+
+    /** Anthropic: a {@code redacted_thinking} block with this (encrypted) data after the thinking, which a later request must carry back. */
+    public SimReply withRedactedThinking(String data) {
+        return new SimReply(reasoning, chunks, delay, fault, thoughtSignature, sources, finishReason, data);
     }
 
     public String text() {

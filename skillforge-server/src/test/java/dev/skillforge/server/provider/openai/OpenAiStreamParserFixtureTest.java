@@ -494,6 +494,22 @@ class OpenAiStreamParserFixtureTest {
     }
 
     @Test
+    void openAiCacheWritesAreReadWhereAResponseReportsThemAndUnknownWhereItDoesNot() throws ProviderException {
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
+
+        parser.accept("{\"choices\":[],\"usage\":{\"prompt_tokens\":3000,\"completion_tokens\":9,"
+                + "\"prompt_tokens_details\":{\"cached_tokens\":1024,\"cache_write_tokens\":1900}}}");
+        assertThat(parser.usage()).isEqualTo(new Usage(3000L, 9L, 1024L, 1900L));
+
+        parser.accept("{\"choices\":[],\"usage\":{\"prompt_tokens\":3000,\"completion_tokens\":9,\"cache_write_tokens\":1800,"
+                + "\"prompt_tokens_details\":{\"cached_tokens\":1024}}}");
+        assertThat(parser.usage()).isEqualTo(new Usage(3000L, 9L, 1024L, 1800L));
+
+        parser.accept("{\"choices\":[],\"usage\":{\"prompt_tokens\":3000,\"completion_tokens\":9,\"prompt_tokens_details\":{\"cached_tokens\":0}}}");
+        assertThat(parser.usage().cacheWriteTokens()).isNull();
+    }
+
+    @Test
     void firstPresentCacheFieldWinsInTheDocumentedOrder() throws ProviderException {
         OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
 
