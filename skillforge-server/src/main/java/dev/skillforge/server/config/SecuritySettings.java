@@ -2,6 +2,7 @@ package dev.skillforge.server.config;
 
 import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.ProcessRunner;
+import dev.skillforge.server.exec.SandboxSettings;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -25,12 +26,14 @@ import java.util.regex.Pattern;
  * @param commands    {@code FORGE_ALLOW_COMMANDS} and {@code FORGE_ALLOW_ARGS_NAME}, resolved
  * @param limits      {@code FORGE_COMMAND_TIMEOUT_SECONDS}, {@code FORGE_COMMAND_OUTPUT_BYTES},
  *                    {@code FORGE_MAX_CONCURRENT_COMMANDS}
+ * @param sandbox     {@code FORGE_SANDBOX} ({@code bwrap} by default, or {@code none}) and
+ *                    {@code FORGE_SANDBOX_NETWORK} ({@code 0} by default, or {@code 1})
  * @param idleTimeout {@code FORGE_IDLE_TIMEOUT_SECONDS}: a connection that sends or takes nothing
  *                    for this long is closed; request headers must arrive within
  *                    {@link #headerTimeout()}
  */
 public record SecuritySettings(String apiToken, List<String> corsOrigins, CommandPolicy commands, ProcessRunner.Limits limits,
-                               Duration idleTimeout) {
+                               SandboxSettings sandbox, Duration idleTimeout) {
 
     /** The shortest token accepted: 16 characters, 2^96 and more to guess from a short alphabet. */
     public static final int MIN_TOKEN_LENGTH = 16;
@@ -44,9 +47,10 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
         corsOrigins = List.copyOf(corsOrigins);
     }
 
-    /** No token, no CORS, no programs: what a loopback demo runs with. */
+    /** No token, no CORS, no programs (and bubblewrap for any that are allowed later): what a loopback demo runs with. */
     public static SecuritySettings defaults() {
-        return new SecuritySettings(null, List.of(), CommandPolicy.none(), ProcessRunner.Limits.DEFAULT, DEFAULT_IDLE_TIMEOUT);
+        return new SecuritySettings(null, List.of(), CommandPolicy.none(), ProcessRunner.Limits.DEFAULT, SandboxSettings.DEFAULT,
+                DEFAULT_IDLE_TIMEOUT);
     }
 
     public static SecuritySettings fromEnvironment() {
@@ -78,25 +82,31 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
                 Duration.ofSeconds(Settings.integer(env, "FORGE_COMMAND_TIMEOUT_SECONDS", 10, 1, 3600)),
                 Settings.integer(env, "FORGE_COMMAND_OUTPUT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
                 Settings.integer(env, "FORGE_MAX_CONCURRENT_COMMANDS", 4, 1, 256));
-        return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), commands, limits,
+        SandboxSettings sandbox = new SandboxSettings(SandboxSettings.kind(env.get("FORGE_SANDBOX")),
+                Settings.integer(env, "FORGE_SANDBOX_NETWORK", 0, 0, 1) == 1);
+        return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), commands, limits, sandbox,
                 Duration.ofSeconds(Settings.integer(env, "FORGE_IDLE_TIMEOUT_SECONDS", (int) DEFAULT_IDLE_TIMEOUT.toSeconds(), 1, 3600)));
     }
 
     /** The same settings with another API token ({@code null} for none). */
     public SecuritySettings withApiToken(String token) {
-        return new SecuritySettings(token, corsOrigins, commands, limits, idleTimeout);
+        return new SecuritySettings(token, corsOrigins, commands, limits, sandbox, idleTimeout);
     }
 
     public SecuritySettings withCommands(CommandPolicy policy, ProcessRunner.Limits commandLimits) {
-        return new SecuritySettings(apiToken, corsOrigins, policy, commandLimits, idleTimeout);
+        return new SecuritySettings(apiToken, corsOrigins, policy, commandLimits, sandbox, idleTimeout);
+    }
+
+    public SecuritySettings withSandbox(SandboxSettings settings) {
+        return new SecuritySettings(apiToken, corsOrigins, commands, limits, settings, idleTimeout);
     }
 
     public SecuritySettings withCorsOrigins(List<String> origins) {
-        return new SecuritySettings(apiToken, origins, commands, limits, idleTimeout);
+        return new SecuritySettings(apiToken, origins, commands, limits, sandbox, idleTimeout);
     }
 
     public SecuritySettings withIdleTimeout(Duration timeout) {
-        return new SecuritySettings(apiToken, corsOrigins, commands, limits, timeout);
+        return new SecuritySettings(apiToken, corsOrigins, commands, limits, sandbox, timeout);
     }
 
     public Duration headerTimeout() {
@@ -161,6 +171,6 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Comman
     @Override
     public String toString() {
         return "SecuritySettings[apiToken=" + (apiToken == null ? "none" : "(set)") + ", corsOrigins=" + corsOrigins
-                + ", allowCommands=" + commands + ", limits=" + limits + ", idleTimeout=" + idleTimeout + "]";
+                + ", allowCommands=" + commands + ", limits=" + limits + ", sandbox=" + sandbox + ", idleTimeout=" + idleTimeout + "]";
     }
 }
