@@ -20,10 +20,12 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Files:</b> a root of its own holding {@code /usr} read-only (with {@code /bin},
  *       {@code /lib}… as the host has them: links into {@code /usr} or read-only folders), from
  *       {@code /etc} only {@code ld.so.cache}, {@code alternatives} and {@code localtime}, a fresh
- *       {@code /dev} (null, zero, random, tty…), a {@code /proc} of its own PID namespace, an empty
- *       {@code /tmp} in memory ({@value #TMP_BYTES} bytes at most), and the workspace, writable, at
- *       its real path (so paths, {@code HOME} and links mean the same inside and out). Nothing else:
- *       no {@code /home}, {@code /root}, data folder, server {@code /proc} or other {@code /etc} file.</li>
+ *       read-only {@code /dev} (null, zero, random, tty…), a {@code /proc} of its own PID namespace,
+ *       an empty {@code /tmp} and {@code /dev/shm} in memory ({@value #TMP_BYTES} and
+ *       {@value #SHM_BYTES} bytes at most), and the workspace, writable, at its real path (so paths,
+ *       {@code HOME} and links mean the same inside and out). Nothing else: no {@code /home},
+ *       {@code /root}, data folder, server {@code /proc} or other {@code /etc} file; the root itself
+ *       is read-only.</li>
  *   <li><b>Identity:</b> a user namespace in which it is uid and gid {@value #SANDBOX_ID} with no
  *       capability, whoever runs the server; it cannot create further user namespaces.</li>
  *   <li><b>Processes:</b> its own PID namespace: it is started by bwrap's init as PID 2 and sees
@@ -45,6 +47,8 @@ public final class Bubblewrap implements Sandbox {
     static final int SANDBOX_ID = 65534;
     /** The most the in-memory {@code /tmp} holds. */
     static final long TMP_BYTES = 64L * 1024 * 1024;
+    /** The most the in-memory {@code /dev/shm} (POSIX shared memory) holds. */
+    static final long SHM_BYTES = 16L * 1024 * 1024;
     /** Top-level folders of the system view besides {@code /usr}: linked or bound as the host has them. */
     private static final List<Path> SYSTEM_FOLDERS = List.of(Path.of("/bin"), Path.of("/sbin"), Path.of("/lib"), Path.of("/lib32"),
             Path.of("/lib64"), Path.of("/libx32"));
@@ -82,9 +86,11 @@ public final class Bubblewrap implements Sandbox {
         for (String file : network ? concat(ETC, NETWORK_ETC) : ETC) {
             line.addAll(List.of("--ro-bind-try", file, file));
         }
-        // /tmp before the workspace, which may lie under it.
-        line.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--size", Long.toString(TMP_BYTES), "--tmpfs", "/tmp",
-                "--bind", workspace.toString(), workspace.toString(), "--chdir", workspace.toString(), "--"));
+        // /tmp before the workspace, which may lie under it. Then the root and /dev, folders in memory that bwrap made and
+        // the sandbox's user owns, become read-only: writes go to the workspace or the two small in-memory folders only.
+        line.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--size", Long.toString(SHM_BYTES), "--tmpfs", "/dev/shm",
+                "--size", Long.toString(TMP_BYTES), "--tmpfs", "/tmp", "--bind", workspace.toString(), workspace.toString(),
+                "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", workspace.toString(), "--"));
         this.prefix = List.copyOf(line);
     }
 

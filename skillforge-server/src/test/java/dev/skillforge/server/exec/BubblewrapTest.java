@@ -96,6 +96,16 @@ class BubblewrapTest {
     }
 
     @Test
+    void theRootAndDevAreReadOnlySoMemoryCannotBeFilledThere() throws Exception {
+        for (String path : List.of("/owned", "/dev/owned")) {
+            CommandResult write = SandboxCorpusTest.unchecked(runner, "dd if=/dev/zero of=" + path + " bs=1 count=1");
+            assertThat(write.output()).as(path).contains("Read-only file system");
+        }
+        CommandResult shm = SandboxCorpusTest.unchecked(runner, "dd if=/dev/zero of=/dev/shm/big bs=1048576 count=100");
+        assertThat(shm.output()).contains("No space left on device");
+    }
+
+    @Test
     void tmpIsPrivateAndSmall() throws Exception {
         String name = "skillforge-private-" + UUID.randomUUID();
         inside("awk 'BEGIN { print \"x\" > \"/tmp/" + name + "\" }'");

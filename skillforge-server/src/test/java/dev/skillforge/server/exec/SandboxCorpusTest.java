@@ -140,7 +140,7 @@ class SandboxCorpusTest {
         sandboxed = new ProcessRunner(policy, workspace, Sandbox.forPrograms(SandboxSettings.DEFAULT, policy, workspace), limits,
                 new CommandStats());
         unsandboxed = new ProcessRunner(policy, workspace, new NoSandbox(workspace.root()), limits, new CommandStats());
-        table.add("| # | attack | command | argument check | no sandbox, checks bypassed | bwrap, checks bypassed |");
+        table.add("| # | attack | command | before: no sandbox (checks bypassed) | now: argument check | now: bwrap (checks bypassed) |");
         table.add("|---|---|---|---|---|---|");
     }
 
@@ -242,8 +242,9 @@ class SandboxCorpusTest {
         assertThat(filesOutsideTheWorkspace()).as("undone").isEqualTo(files);
 
         String check = checked.exitCode() == ProcessRunner.EXIT_REFUSED ? "refused" : "passes";
-        table.add("| " + (table.size() - 1) + " | " + c.attack() + " | " + HostileCommandCorpusTest.code(c.command()) + " | " + check
-                + " | " + (escaped == null ? "held (" + outcome(bare) + ")" : "**" + escaped + "**") + " | held: " + outcome(confined) + " |");
+        table.add("| " + (table.size() - 1) + " | " + c.attack() + " | " + HostileCommandCorpusTest.code(c.command()) + " | "
+                + (escaped == null ? "held (" + outcome(bare) + ")" : "**" + escaped + "**") + " | " + check + " | held: " + outcome(confined)
+                + " |");
     }
 
     /** The exit code and the program's first line of output, without the runner's note. */
