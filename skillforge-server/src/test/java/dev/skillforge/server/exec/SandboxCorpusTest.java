@@ -70,6 +70,8 @@ class SandboxCorpusTest {
     static ServerSocket listener;
     static final AtomicInteger connections = new AtomicInteger();
     static final List<String> table = new ArrayList<>();
+    static final AtomicInteger escapedWithoutSandbox = new AtomicInteger();
+    static final AtomicInteger refusedByTheChecks = new AtomicInteger();
 
     /** What an attack would do outside the workspace, and how to see whether it did. */
     interface Escape {
@@ -152,8 +154,11 @@ class SandboxCorpusTest {
         Files.deleteIfExists(tmpCanary);
         Path report = Path.of("target", "security", "sandbox-corpus.md");
         Files.createDirectories(report.getParent());
+        int attacks = table.size() - 2;
+        String summary = "Result: **" + attacks + " attacks; without a sandbox " + escapedWithoutSandbox + " escaped, in bwrap none did**,"
+                + " with or without the argument checks (which refuse " + refusedByTheChecks + " of them).";
         Files.writeString(report, String.join("\n", table).replace(root.toString(), "/tmp/T")
-                .replace(tmpCanary.toString(), "/tmp/skillforge-canary-…") + "\n");
+                .replace(tmpCanary.toString(), "/tmp/skillforge-canary-…") + "\n\n" + summary + "\n");
     }
 
     static List<Case> corpus() throws IOException {
@@ -242,14 +247,23 @@ class SandboxCorpusTest {
         assertThat(filesOutsideTheWorkspace()).as("undone").isEqualTo(files);
 
         String check = checked.exitCode() == ProcessRunner.EXIT_REFUSED ? "refused" : "passes";
+        if (escaped != null) {
+            escapedWithoutSandbox.incrementAndGet();
+        }
+        if (checked.exitCode() == ProcessRunner.EXIT_REFUSED) {
+            refusedByTheChecks.incrementAndGet();
+        }
         table.add("| " + (table.size() - 1) + " | " + c.attack() + " | " + HostileCommandCorpusTest.code(c.command()) + " | "
                 + (escaped == null ? "held (" + outcome(bare) + ")" : "**" + escaped + "**") + " | " + check + " | held: " + outcome(confined)
                 + " |");
     }
 
-    /** The exit code and the program's first line of output, without the runner's note. */
+    /** The exit code and the program's first line of output (a Python traceback's last), without the runner's note. */
     static String outcome(CommandResult result) {
         String output = result.output().startsWith("[exit code ") ? result.output().substring(result.output().indexOf(']') + 1) : result.output();
+        if (output.strip().startsWith("Traceback")) {
+            output = output.strip().substring(output.strip().lastIndexOf('\n') + 1);
+        }
         String line = HostileCommandCorpusTest.firstLine(output);
         return "exit " + result.exitCode() + (line.equals("(no output)") ? "" : ", " + line);
     }
