@@ -5,9 +5,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -94,9 +97,21 @@ public final class Bubblewrap implements Sandbox {
         this.prefix = List.copyOf(line);
     }
 
+    /**
+     * bwrap and its init carry {@code --unsetenv SKILLFORGE_LAUNCH_<random>} (a no-op after
+     * {@code --clearenv}) as the launch's mark: bwrap's init waits for bwrap to map its user ids
+     * before it sets its parent-death signal, so when bwrap is killed in that moment the init is
+     * orphaned and waits forever, holding the output pipe, and only its command line finds it.
+     */
     @Override
     public Launch launch(List<String> argv) {
-        return new Launch(concat(prefix, argv), Map.of());
+        String mark = "SKILLFORGE_LAUNCH_" + UUID.randomUUID().toString().replace("-", "");
+        List<String> command = new ArrayList<>(prefix.size() + 2 + argv.size());
+        command.add(prefix.getFirst());
+        command.addAll(List.of("--unsetenv", mark));
+        command.addAll(prefix.subList(1, prefix.size()));
+        command.addAll(argv);
+        return new Launch(command, Map.of(), Optional.of(mark));
     }
 
     /** {@code bwrap} on {@link CommandPolicy#SAFE_PATH}, or {@code /usr/bin/bwrap} (missing) when it is nowhere. */
@@ -133,8 +148,7 @@ public final class Bubblewrap implements Sandbox {
         try {
             Process process = builder.start();
             if (!process.waitFor(PROBE_SECONDS, TimeUnit.SECONDS)) {
-                process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly();
+                new ProcessRunner.ProcessTree(process, launch.mark()).killAll(Duration.ofSeconds(1));
                 failure = "a sandboxed 'true' did not end within " + PROBE_SECONDS + " s";
             } else if (process.exitValue() != 0) {
                 String said = new String(process.getInputStream().readNBytes(2000), StandardCharsets.UTF_8).strip()

@@ -2,6 +2,7 @@ package dev.skillforge.server.exec;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code FORGE_SANDBOX=none}: the program starts directly, in the workspace, with the clean
@@ -18,6 +19,6 @@ public final class NoSandbox implements Sandbox {
 
     @Override
     public Launch launch(List<String> argv) {
-        return new Launch(argv, Sandbox.cleanEnvironment(workspace));
+        return new Launch(argv, Sandbox.cleanEnvironment(workspace), Optional.empty());
     }
 }

@@ -173,7 +173,7 @@ public final class ProcessRunner implements CommandRunner {
             return CommandResult.failed("error: " + program.name() + " could not be started (" + e.getClass().getSimpleName()
                     + "). Nothing was run.", EXIT_REFUSED);
         }
-        ProcessTree tree = new ProcessTree(process);
+        ProcessTree tree = new ProcessTree(process, launch.mark());
         OutputReader output = new OutputReader(process.getInputStream(), limits.outputBytes(), tree::killOnce);
         Thread reader = Thread.ofVirtual().name("command-output-" + command.id()).start(output);
         AtomicBoolean stopped = new AtomicBoolean();
@@ -246,13 +246,16 @@ public final class ProcessRunner implements CommandRunner {
         return text.length() > 200 ? out + "…" : out.toString();
     }
 
-    /** A started process and every descendant seen so far. */
+    /** A started process, every descendant seen so far, and once the root was killed, every process carrying its launch's mark. */
     static final class ProcessTree {
         private final Process root;
+        private final Optional<String> mark;
         private final Set<ProcessHandle> seen = ConcurrentHashMap.newKeySet();
+        private volatile boolean rootKilled;
 
-        ProcessTree(Process root) {
+        ProcessTree(Process root, Optional<String> mark) {
             this.root = root;
+            this.mark = mark;
         }
 
         /** Remembers the current descendants, so one that is orphaned later is still known. */
@@ -274,10 +277,31 @@ public final class ProcessRunner implements CommandRunner {
             }
             // First, so it starts nothing more. Through its handle: Process.destroyForcibly() would also close
             // the output pipe, losing what an already finished process wrote and the reader has not read yet.
+            if (root.isAlive()) {
+                rootKilled = true;
+            }
             root.toHandle().destroyForcibly();
+            if (rootKilled) {
+                // After the root's kill, so a child it made since the look at its descendants is found too,
+                // even orphaned (a sandbox's init killed half-way through its set-up).
+                mark.ifPresent(text -> marked(text).forEach(all::add));
+            }
             for (ProcessHandle handle : all) {
                 seen.add(handle);
                 handle.destroyForcibly(); // checks the start time: a reused pid is left alone
+            }
+        }
+
+        /** Every other process whose command line holds {@code text} (ASCII). */
+        private List<ProcessHandle> marked(String text) {
+            return ProcessHandle.allProcesses().filter(handle -> handle.pid() != root.pid() && commandLine(handle).contains(text)).toList();
+        }
+
+        private static String commandLine(ProcessHandle handle) {
+            try {
+                return Files.readString(Path.of("/proc", Long.toString(handle.pid()), "cmdline"), StandardCharsets.ISO_8859_1);
+            } catch (IOException | RuntimeException e) {
+                return ""; // gone, or no /proc
             }
         }
 

@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where an allowed program runs: the {@link ProcessRunner} asks it only for the command line and
@@ -23,8 +24,10 @@ public sealed interface Sandbox permits Bubblewrap, NoSandbox {
      *
      * @param command     the command line for {@link ProcessBuilder}
      * @param environment the whole environment of that process (nothing of the server's)
+     * @param mark        a text unique to this launch in the command line of every process the sandbox
+     *                    runs before the program (found even once they are orphans), or empty
      */
-    record Launch(List<String> command, Map<String, String> environment) {
+    record Launch(List<String> command, Map<String, String> environment, Optional<String> mark) {
         public Launch {
             command = List.copyOf(command);
             environment = Map.copyOf(environment);

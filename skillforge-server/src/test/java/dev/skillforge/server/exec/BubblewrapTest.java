@@ -1,6 +1,8 @@
 package dev.skillforge.server.exec;
 
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.CommandResult;
+import dev.skillforge.core.shell.ShellCommand;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +21,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -33,7 +37,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  */
 class BubblewrapTest {
 
-    static final List<String> ALLOWED = List.of("ls", "cat", "awk", "dd", "id");
+    static final List<String> ALLOWED = List.of("ls", "cat", "awk", "dd", "id", "sleep");
 
     @TempDir
     Path base;
@@ -159,11 +163,47 @@ class BubblewrapTest {
         }
     }
 
+    /**
+     * Regression: bwrap's init waits for bwrap to map its user ids before it sets its parent-death
+     * signal, so a bwrap killed in that moment left its init waiting forever, holding the command's
+     * output pipe (the reader, and the JDK's process reaper with it, blocked for good).
+     */
+    @Test
+    void aStopWhileBubblewrapIsStillSettingUpLeavesNothingBehind() throws Exception {
+        String marker = ProcessRunnerTest.marker();
+        for (int i = 0; i < 60; i++) {
+            Cancellation cancellation = new Cancellation();
+            long delayNanos = (i % 12) * 250_000L; // 0 to 2.75 ms after the start: bwrap's set-up
+            CompletableFuture<CommandResult> result = CompletableFuture.supplyAsync(
+                    () -> runner.run(ShellCommand.of(0, 0, "sleep " + marker), cancellation));
+            while (ProcessHandle.current().descendants().noneMatch(p -> p.info().command().orElse("").endsWith("/bwrap"))
+                    && !result.isDone()) {
+                Thread.onSpinWait();
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(delayNanos);
+            cancellation.cancel("stop");
+            assertThat(result.get(5, TimeUnit.SECONDS).exitCode()).isIn(ProcessRunner.EXIT_STOPPED, 0);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        while (!leftovers().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(leftovers()).as("processes of the workspace's sandboxes").isEmpty();
+        assertThat(ProcessRunnerTest.processesWith(marker)).isEmpty();
+    }
+
+    /** Every process whose command line names this test's workspace: bwrap and its init carry it. */
+    List<String> leftovers() {
+        return ProcessHandle.allProcesses().filter(ProcessRunner.ProcessTree::running)
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse("")).filter(line -> line.contains(workspace.root().toString()))
+                .toList();
+    }
+
     @Test
     void aMissingBubblewrapStopsTheStartWithWhatToDo() {
         assertThatThrownBy(() -> Bubblewrap.probed(base.resolve("no-such/bwrap"), workspace.root(), false, policy))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("FORGE_ALLOW_COMMANDS allows programs (ls,cat,awk,dd,id)")
+                .hasMessageContaining("FORGE_ALLOW_COMMANDS allows programs (ls,cat,awk,dd,id,sleep)")
                 .hasMessageContaining("bubblewrap is not installed")
                 .hasMessageContaining("apt-get install bubblewrap")
                 .hasMessageContaining("FORGE_SANDBOX=none");
