@@ -140,7 +140,7 @@ final class HotTurnLatencyBench {
                 percentile(times, 50), percentile(times, 90), percentile(times, 99), percentile(times, 100));
     }
 
-    private static ObjectNode stats(double[] times) {
+    static ObjectNode stats(double[] times) {
         ObjectNode node = Json.object().put("medianMs", percentile(times, 50)).put("p90Ms", percentile(times, 90))
                 .put("p99Ms", percentile(times, 99)).put("maxMs", percentile(times, 100));
         ArrayNode all = node.putArray("samplesMs");

@@ -50,8 +50,15 @@ public final class Main {
         JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
         ProviderRegistry providers = ProviderFactory.registry(settings);
         ConfiguredProvider provider = providers.defaultProvider();
-        SkillForgeServer server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.turnLimits(),
-                providers, database, UnaryOperator.identity(), security);
+        SkillForgeServer server;
+        try {
+            server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.turnLimits(), providers,
+                    database, UnaryOperator.identity(), security);
+        } catch (RuntimeException e) { // a sandbox that does not work here, a port in use: what was opened is closed
+            database.close();
+            providers.close();
+            throw e;
+        }
         log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
                 database.database().description());

@@ -10,6 +10,7 @@ import dev.skillforge.server.conversation.InstanceIdentity;
 import dev.skillforge.server.exec.CommandRouter;
 import dev.skillforge.server.exec.CommandStats;
 import dev.skillforge.server.exec.ProcessRunner;
+import dev.skillforge.server.exec.Sandbox;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.http.ApiServer;
 import dev.skillforge.server.http.ConversationRoutes;
@@ -74,8 +75,9 @@ public final class SkillForgeServer implements AutoCloseable {
     }
 
     /**
-     * @param security the API token, CORS origins, and what the model's commands may run
-     * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
+     * @param security the API token, CORS origins, and what the model's commands may run, in which sandbox
+     * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token, or
+     *                                  programs are allowed and their sandbox does not work here
      */
     public SkillForgeServer(String host, int port, Path dataDir, TurnLimits turnLimits, ProviderRegistry providers,
                             JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore,
@@ -83,6 +85,7 @@ public final class SkillForgeServer implements AutoCloseable {
         security.checkBinding(host); // before anything starts
         Files.createDirectories(dataDir);
         this.workspace = Workspace.at(dataDir.resolve("workspace"));
+        Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspace); // probed before anything starts
         this.providers = providers;
         ConfiguredProvider provider = providers.defaultProvider();
         this.skills = new SkillStore(dataDir.resolve("skills"));
@@ -91,7 +94,7 @@ public final class SkillForgeServer implements AutoCloseable {
         this.writer = new StoreWriter(store);
         this.identity = InstanceIdentity.of(dataDir);
         ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills),
-                new ProcessRunner(security.commands(), workspace, security.limits(), commandStats), commandStats), turnLimits, metrics,
+                new ProcessRunner(security.commands(), workspace, sandbox, security.limits(), commandStats), commandStats), turnLimits, metrics,
                 PrefixGuard.strictByProperty());
         AgentLoop loop = models.statelessLoop(); // stateless /api/agent turns use the default, without a prefix guard
         this.conversations = new ConversationService(store, writer, SystemPrompt.TEXT, models, identity.id(),
@@ -106,7 +109,7 @@ public final class SkillForgeServer implements AutoCloseable {
                 new HttpSecurity(security), () -> {
                     var counts = Json.object();
                     commandStats.snapshot().forEach(counts::put);
-                    return counts.put("allowed", security.commands().toString());
+                    return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
                 });
     }
 

@@ -2,6 +2,7 @@ package dev.skillforge.server.config;
 
 import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.ProcessRunner;
+import dev.skillforge.server.exec.SandboxSettings;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -26,10 +27,12 @@ import java.util.regex.Pattern;
  * @param commands     {@code FORGE_ALLOW_COMMANDS} and {@code FORGE_ALLOW_ARGS_NAME}, resolved
  * @param limits       {@code FORGE_COMMAND_TIMEOUT_SECONDS}, {@code FORGE_COMMAND_OUTPUT_BYTES},
  *                     {@code FORGE_MAX_CONCURRENT_COMMANDS}
+ * @param sandbox      {@code FORGE_SANDBOX} ({@code bwrap} by default, or {@code none}) and
+ *                     {@code FORGE_SANDBOX_NETWORK} ({@code 0} by default, or {@code 1})
  * @param connections  {@code FORGE_IDLE_TIMEOUT_SECONDS}, {@code FORGE_MAX_CONNECTIONS_PER_CLIENT}
  */
 public record SecuritySettings(String apiToken, List<String> corsOrigins, AllowedHosts allowedHosts, CommandPolicy commands,
-                               ProcessRunner.Limits limits, ConnectionLimits connections) {
+                               ProcessRunner.Limits limits, SandboxSettings sandbox, ConnectionLimits connections) {
 
     /** The shortest token accepted: 16 characters, 2^96 and more to guess from a short alphabet. */
     public static final int MIN_TOKEN_LENGTH = 16;
@@ -40,10 +43,10 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
         corsOrigins = List.copyOf(corsOrigins);
     }
 
-    /** No token, no CORS, no programs: what a loopback demo runs with. */
+    /** No token, no CORS, no programs (and bubblewrap for any that are allowed later): what a loopback demo runs with. */
     public static SecuritySettings defaults() {
         return new SecuritySettings(null, List.of(), AllowedHosts.loopbackOnly(), CommandPolicy.none(), ProcessRunner.Limits.DEFAULT,
-                ConnectionLimits.DEFAULT);
+                SandboxSettings.DEFAULT, ConnectionLimits.DEFAULT);
     }
 
     public static SecuritySettings fromEnvironment() {
@@ -75,29 +78,35 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
                 Duration.ofSeconds(Settings.integer(env, "FORGE_COMMAND_TIMEOUT_SECONDS", 10, 1, 3600)),
                 Settings.integer(env, "FORGE_COMMAND_OUTPUT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
                 Settings.integer(env, "FORGE_MAX_CONCURRENT_COMMANDS", 4, 1, 256));
+        SandboxSettings sandbox = new SandboxSettings(SandboxSettings.kind(env.get("FORGE_SANDBOX")),
+                Settings.integer(env, "FORGE_SANDBOX_NETWORK", 0, 0, 1) == 1);
         return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), AllowedHosts.parse(env.get(AllowedHosts.VARIABLE)),
-                commands, limits, ConnectionLimits.from(env));
+                commands, limits, sandbox, ConnectionLimits.from(env));
     }
 
     /** The same settings with another API token ({@code null} for none). */
     public SecuritySettings withApiToken(String token) {
-        return new SecuritySettings(token, corsOrigins, allowedHosts, commands, limits, connections);
+        return new SecuritySettings(token, corsOrigins, allowedHosts, commands, limits, sandbox, connections);
     }
 
     public SecuritySettings withCommands(CommandPolicy policy, ProcessRunner.Limits commandLimits) {
-        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, policy, commandLimits, connections);
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, policy, commandLimits, sandbox, connections);
+    }
+
+    public SecuritySettings withSandbox(SandboxSettings settings) {
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, settings, connections);
     }
 
     public SecuritySettings withCorsOrigins(List<String> origins) {
-        return new SecuritySettings(apiToken, origins, allowedHosts, commands, limits, connections);
+        return new SecuritySettings(apiToken, origins, allowedHosts, commands, limits, sandbox, connections);
     }
 
     public SecuritySettings withAllowedHosts(AllowedHosts hosts) {
-        return new SecuritySettings(apiToken, corsOrigins, hosts, commands, limits, connections);
+        return new SecuritySettings(apiToken, corsOrigins, hosts, commands, limits, sandbox, connections);
     }
 
     public SecuritySettings withConnections(ConnectionLimits connectionLimits) {
-        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, connectionLimits);
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, sandbox, connectionLimits);
     }
 
     /**
@@ -136,6 +145,7 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
     @Override
     public String toString() {
         return "SecuritySettings[apiToken=" + (apiToken == null ? "none" : "(set)") + ", corsOrigins=" + corsOrigins
-                + ", allowedHosts=" + allowedHosts + ", allowCommands=" + commands + ", limits=" + limits + ", connections=" + connections + "]";
+                + ", allowedHosts=" + allowedHosts + ", allowCommands=" + commands + ", limits=" + limits + ", sandbox=" + sandbox
+                + ", connections=" + connections + "]";
     }
 }

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -72,10 +73,6 @@ public final class CommandPolicy {
      *                                  or a pattern does not compile or belongs to no listed program
      */
     public static CommandPolicy resolve(List<String> names, Map<String, String> argPatterns) {
-        return resolve(names, argPatterns, SAFE_PATH);
-    }
-
-    static CommandPolicy resolve(List<String> names, Map<String, String> argPatterns, List<Path> searchPath) {
         Map<String, Program> programs = new LinkedHashMap<>();
         Map<String, String> unused = new LinkedHashMap<>(argPatterns);
         for (String name : names) {
@@ -92,7 +89,7 @@ public final class CommandPolicy {
                         + " included" + (name.equals("skill") ? " (and 'skill' always means the in-process skill commands)" : "")
                         + "; it cannot be allowed");
             }
-            Path path = find(name, searchPath);
+            Path path = find(name);
             String variable = argumentsVariable(name);
             String regex = unused.remove(variable);
             Pattern pattern = null;
@@ -112,24 +109,26 @@ public final class CommandPolicy {
         return new CommandPolicy(programs);
     }
 
-    private static Path find(String name, List<Path> searchPath) {
-        for (Path folder : searchPath) {
-            Path candidate = folder.resolve(name);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                String real;
-                try {
-                    real = candidate.toRealPath().getFileName().toString();
-                } catch (IOException e) {
-                    continue;
-                }
-                if (!real.equals(name) && NEVER.contains(real) && !MULTI_CALL.contains(real)) {
-                    throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' is " + candidate + " -> " + real
-                            + ", which runs other programs; it cannot be allowed");
-                }
-                return candidate.toAbsolutePath();
-            }
+    private static Path find(String name) {
+        Path candidate = onSafePath(name).orElseThrow(() -> new IllegalArgumentException(
+                "FORGE_ALLOW_COMMANDS: '" + name + "' was not found in " + SAFE_PATH_VARIABLE));
+        String real;
+        try {
+            real = candidate.toRealPath().getFileName().toString();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' (" + candidate + ") cannot be resolved: " + e);
         }
-        throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' was not found in " + SAFE_PATH_VARIABLE);
+        if (!real.equals(name) && NEVER.contains(real) && !MULTI_CALL.contains(real)) {
+            throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' is " + candidate + " -> " + real
+                    + ", which runs other programs; it cannot be allowed");
+        }
+        return candidate;
+    }
+
+    /** The first executable file {@code name} in {@link #SAFE_PATH}. */
+    static Optional<Path> onSafePath(String name) {
+        return SAFE_PATH.stream().map(folder -> folder.resolve(name))
+                .filter(candidate -> Files.isRegularFile(candidate) && Files.isExecutable(candidate)).findFirst();
     }
 
     public boolean isEmpty() {

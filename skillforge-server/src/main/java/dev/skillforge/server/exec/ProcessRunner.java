@@ -34,11 +34,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A command line is {@linkplain CommandLine#split split} into an argv (shell syntax refused, not
  * interpreted), its program {@linkplain CommandPolicy#check checked} against the allow-list, its
  * arguments {@linkplain Workspace#check kept} inside the workspace, and only then is the program
- * started directly ({@code execve} of its absolute path, no {@code sh -c}) with:
+ * started directly ({@code execve} of its absolute path, no {@code sh -c}), as its {@link Sandbox}
+ * says (by default inside {@link Bubblewrap}), with:
  * <ul>
- *   <li>a clean environment: {@code PATH} ({@value CommandPolicy#SAFE_PATH_VARIABLE}), {@code HOME}
- *       and {@code TMPDIR} (the workspace), {@code LANG=C.UTF-8}; nothing of the server's
- *       (no provider key, no token, no database password);</li>
+ *   <li>a {@linkplain Sandbox#cleanEnvironment clean environment}: nothing of the server's (no
+ *       provider key, no token, no database password);</li>
  *   <li>the workspace as its working folder, stdin from {@code /dev/null};</li>
  *   <li>stdout and stderr read together, counting bytes: past {@link Limits#outputBytes} the
  *       process is killed (exit {@value #EXIT_OUTPUT_CAP});</li>
@@ -49,10 +49,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </ul>
  * Killing means the whole tree: the process and every descendant seen while it ran
  * ({@link ProcessHandle#descendants()}, polled), with SIGKILL, and the call returns only once they
- * are gone (at most about a second). A refused command gets {@value #EXIT_REFUSED} and a message
- * saying why and what is allowed. Every outcome is {@linkplain CommandStats counted}. Notes about
- * how a command ended ({@code [exit code 2]}, {@code [killed: …]}) come first, before the output,
- * so they survive every later cut of a long result.
+ * are gone (at most about a second). In the sandbox the started process is bwrap, whose PID
+ * namespace dies with it, so what the command started dies even if it detached between two polls.
+ * A refused command gets {@value #EXIT_REFUSED} and a message saying why and what is allowed.
+ * Every outcome is {@linkplain CommandStats counted}. Notes about how a command ended
+ * ({@code [exit code 2]}, {@code [killed: …]}) come first, before the output, so they survive
+ * every later cut of a long result.
  */
 public final class ProcessRunner implements CommandRunner {
 
@@ -86,13 +88,15 @@ public final class ProcessRunner implements CommandRunner {
 
     private final CommandPolicy policy;
     private final Workspace workspace;
+    private final Sandbox sandbox;
     private final Limits limits;
     private final Semaphore slots;
     private final CommandStats stats;
 
-    public ProcessRunner(CommandPolicy policy, Workspace workspace, Limits limits, CommandStats stats) {
+    public ProcessRunner(CommandPolicy policy, Workspace workspace, Sandbox sandbox, Limits limits, CommandStats stats) {
         this.policy = policy;
         this.workspace = workspace;
+        this.sandbox = sandbox;
         this.limits = limits;
         this.slots = new Semaphore(limits.maxConcurrent());
         this.stats = stats;
@@ -121,6 +125,14 @@ public final class ProcessRunner implements CommandRunner {
                     : "refused: " + e.getMessage() + ". Allowed: " + policy.describe();
             return CommandResult.failed(message + ". Nothing was run.", EXIT_REFUSED);
         }
+        return execute(command, program, argv, cancellation);
+    }
+
+    /**
+     * Runs {@code argv} once its checks have passed (the tests of the sandbox call it directly, to show
+     * what a program could do past checks that missed something): a slot, then the sandboxed process.
+     */
+    CommandResult execute(ShellCommand command, CommandPolicy.Program program, List<String> argv, Cancellation cancellation) {
         if (!slots.tryAcquire()) {
             stats.count(CommandStats.Outcome.BUSY);
             LOG.warn("Refused command {}: {} commands already running", command.id(), limits.maxConcurrent());
@@ -142,16 +154,14 @@ public final class ProcessRunner implements CommandRunner {
         List<String> line = new ArrayList<>(argv.size());
         line.add(program.path().toString());
         line.addAll(argv.subList(1, argv.size()));
-        ProcessBuilder builder = new ProcessBuilder(line)
+        Sandbox.Launch launch = sandbox.launch(line);
+        ProcessBuilder builder = new ProcessBuilder(launch.command())
                 .directory(workspace.root().toFile())
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         Map<String, String> environment = builder.environment();
         environment.clear();
-        environment.put("PATH", CommandPolicy.SAFE_PATH_VARIABLE);
-        environment.put("HOME", workspace.root().toString());
-        environment.put("TMPDIR", workspace.root().toString());
-        environment.put("LANG", "C.UTF-8");
+        environment.putAll(launch.environment());
 
         long started = System.nanoTime();
         Process process;
@@ -163,7 +173,7 @@ public final class ProcessRunner implements CommandRunner {
             return CommandResult.failed("error: " + program.name() + " could not be started (" + e.getClass().getSimpleName()
                     + "). Nothing was run.", EXIT_REFUSED);
         }
-        ProcessTree tree = new ProcessTree(process);
+        ProcessTree tree = new ProcessTree(process, launch.mark());
         OutputReader output = new OutputReader(process.getInputStream(), limits.outputBytes(), tree::killOnce);
         Thread reader = Thread.ofVirtual().name("command-output-" + command.id()).start(output);
         AtomicBoolean stopped = new AtomicBoolean();
@@ -236,13 +246,16 @@ public final class ProcessRunner implements CommandRunner {
         return text.length() > 200 ? out + "…" : out.toString();
     }
 
-    /** A started process and every descendant seen so far. */
+    /** A started process, every descendant seen so far, and once the root was killed, every process carrying its launch's mark. */
     static final class ProcessTree {
         private final Process root;
+        private final Optional<String> mark;
         private final Set<ProcessHandle> seen = ConcurrentHashMap.newKeySet();
+        private volatile boolean rootKilled;
 
-        ProcessTree(Process root) {
+        ProcessTree(Process root, Optional<String> mark) {
             this.root = root;
+            this.mark = mark;
         }
 
         /** Remembers the current descendants, so one that is orphaned later is still known. */
@@ -264,10 +277,31 @@ public final class ProcessRunner implements CommandRunner {
             }
             // First, so it starts nothing more. Through its handle: Process.destroyForcibly() would also close
             // the output pipe, losing what an already finished process wrote and the reader has not read yet.
+            if (root.isAlive()) {
+                rootKilled = true;
+            }
             root.toHandle().destroyForcibly();
+            if (rootKilled) {
+                // After the root's kill, so a child it made since the look at its descendants is found too,
+                // even orphaned (a sandbox's init killed half-way through its set-up).
+                mark.ifPresent(text -> marked(text).forEach(all::add));
+            }
             for (ProcessHandle handle : all) {
                 seen.add(handle);
                 handle.destroyForcibly(); // checks the start time: a reused pid is left alone
+            }
+        }
+
+        /** Every other process whose command line holds {@code text} (ASCII). */
+        private List<ProcessHandle> marked(String text) {
+            return ProcessHandle.allProcesses().filter(handle -> handle.pid() != root.pid() && commandLine(handle).contains(text)).toList();
+        }
+
+        private static String commandLine(ProcessHandle handle) {
+            try {
+                return Files.readString(Path.of("/proc", Long.toString(handle.pid()), "cmdline"), StandardCharsets.ISO_8859_1);
+            } catch (IOException | RuntimeException e) {
+                return ""; // gone, or no /proc
             }
         }
 

@@ -1,6 +1,8 @@
 package dev.skillforge.server.exec;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -15,8 +17,10 @@ import java.util.Optional;
  * arguments inside it.
  *
  * <p>Every argument is read as a path a program might open, since which arguments a program
- * treats as files is the program's business: an argument {@code --name=VALUE} is checked on its
- * {@code VALUE}; any other argument as a whole. Refused: an absolute path; a {@code ..} segment; a
+ * treats as files is the program's business: an argument is checked as a whole (a long option's
+ * name, {@code --name}, excepted), and so is every value after an {@code =} in it
+ * ({@code --file=VALUE}, {@code dd}'s {@code if=VALUE}, {@code a=b=VALUE}), and the path of each of
+ * these that is a {@code file:} URL (percent escapes decoded). Refused: an absolute path; a {@code ..} segment; a
  * short option with a path glued to it ({@code -f/etc/passwd}: write {@code -f FILE}); a path
  * through a symbolic link whose target is outside the workspace or does not exist (a program
  * writing through a dangling link would create its target). Paths that do not exist yet are fine:
@@ -27,6 +31,10 @@ import java.util.Optional;
  * {@code ls -LR}), so before each command {@link #escapingLink()} looks through the whole workspace
  * (up to {@value #MAX_ENTRIES} entries) for a link that leads out, and the command is refused
  * while there is one.
+ *
+ * <p>These checks are a first line only: a program also opens paths named inside its own scripts
+ * ({@code sed}'s {@code r}, {@code awk}'s {@code getline <}, an interpreter's code), which no
+ * argument check can see. The {@link Sandbox} is what keeps such a program inside.
  */
 public final class Workspace {
 
@@ -57,35 +65,46 @@ public final class Workspace {
     }
 
     public void check(String argument) throws CommandRefused {
-        String path = argument;
-        if (argument.startsWith("--")) {
-            int equals = argument.indexOf('=');
-            if (equals < 0) {
-                return; // a long option on its own: --recursive
-            }
-            path = argument.substring(equals + 1);
-        } else if (argument.startsWith("-") && argument.length() > 1) {
+        if (argument.startsWith("-") && !argument.startsWith("--") && argument.length() > 1) {
             if (argument.indexOf('/') >= 0 || argument.contains("..")) {
                 throw new CommandRefused("the option " + quote(argument) + " has a path glued to it: write the option and the path"
                         + " as two arguments (-f FILE), so the path can be checked");
             }
             return; // short options: -la, -n5
         }
-        checkPath(argument, path);
+        for (int equals = argument.indexOf('='); equals >= 0; equals = argument.indexOf('=', equals + 1)) {
+            checkValue(argument, argument.substring(equals + 1)); // --file=P, if=P, of=P, a=b=P
+        }
+        if (!argument.startsWith("--")) {
+            checkValue(argument, argument); // a long option's own name (--recursive) is not a path
+        }
+    }
+
+    /** A value as a path, and as the path of a {@code file:} URL ({@code git clone file:///…}). */
+    private void checkValue(String argument, String value) throws CommandRefused {
+        checkPath(argument, value);
+        if (value.regionMatches(true, 0, "file:", 0, 5)) {
+            String path = value.substring(5);
+            if (path.startsWith("//")) { // file://host/path: the path starts at the first slash after the host
+                int slash = path.indexOf('/', 2);
+                path = slash < 0 ? "" : path.substring(slash);
+            }
+            checkPath(argument, percentDecoded(path));
+        }
     }
 
     private void checkPath(String argument, String path) throws CommandRefused {
         if (path.isEmpty() || path.equals("-")) {
             return;
         }
+        String subject = "the argument " + quote(argument) + (path.equals(argument) ? "" : " names " + quote(path) + ", which");
         if (path.startsWith("/")) {
-            throw new CommandRefused("the argument " + quote(argument) + " is an absolute path: commands run in the workspace"
-                    + " folder and paths must be relative to it");
+            throw new CommandRefused(subject + " is an absolute path: commands run in the workspace folder and paths must be"
+                    + " relative to it");
         }
         for (String segment : path.split("/", -1)) {
             if (segment.equals("..")) {
-                throw new CommandRefused("the argument " + quote(argument) + " climbs out with '..': paths must stay inside"
-                        + " the workspace folder");
+                throw new CommandRefused(subject + " climbs out with '..': paths must stay inside the workspace folder");
             }
         }
         Path current = root;
@@ -97,7 +116,7 @@ public final class Workspace {
             try {
                 next = current.resolve(segment);
             } catch (InvalidPathException e) {
-                throw new CommandRefused("the argument " + quote(argument) + " is not a valid path");
+                throw new CommandRefused(subject + " is not a valid path");
             }
             if (!Files.exists(next, LinkOption.NOFOLLOW_LINKS)) {
                 return; // nothing further exists, so no link further down either
@@ -107,11 +126,11 @@ public final class Workspace {
                 try {
                     target = next.toRealPath();
                 } catch (IOException e) {
-                    throw new CommandRefused("the argument " + quote(argument) + " goes through a symbolic link whose target does"
+                    throw new CommandRefused(subject + " goes through a symbolic link whose target does"
                             + " not exist; links that may point outside the workspace are not followed");
                 }
                 if (!target.startsWith(root)) {
-                    throw new CommandRefused("the argument " + quote(argument) + " goes through a symbolic link that points outside"
+                    throw new CommandRefused(subject + " goes through a symbolic link that points outside"
                             + " the workspace folder");
                 }
                 next = target;
@@ -171,6 +190,26 @@ public final class Workspace {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** {@code %2F} and the like decoded as UTF-8 (as the programs that take URLs do); a malformed escape is kept as it is. */
+    static String percentDecoded(String text) {
+        if (text.indexOf('%') < 0) {
+            return text;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        byte[] raw = text.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < raw.length; i++) {
+            int high = i + 2 < raw.length && raw[i] == '%' ? Character.digit(raw[i + 1], 16) : -1;
+            int low = high >= 0 ? Character.digit(raw[i + 2], 16) : -1;
+            if (low >= 0) {
+                bytes.write(high * 16 + low);
+                i += 2;
+            } else {
+                bytes.write(raw[i]);
+            }
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 
     private static String quote(String text) {

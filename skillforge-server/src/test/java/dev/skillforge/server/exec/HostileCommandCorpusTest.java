@@ -220,7 +220,7 @@ class HostileCommandCorpusTest {
             if (c.command().equals("printenv")) {
                 // the environment is the clean one, whatever the server's holds (keys, tokens, its own HOME and PATH)
                 assertThat(Arrays.stream(output.split("\n")).map(line -> line.substring(0, line.indexOf('='))))
-                        .containsExactlyInAnyOrder("PATH", "HOME", "TMPDIR", "LANG");
+                        .containsExactlyInAnyOrder("PATH", "HOME", "TMPDIR", "PWD", "LANG");
             }
             table.add("| " + (table.size() - 1) + " | " + c.category().replace("|", "\\|") + " | " + code(printable(c.command()))
                     + " | " + result.path("exitCode").asInt() + " | " + firstLine(output) + " |");

@@ -20,10 +20,14 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The process runner on its own: what runs, with what, and how it is stopped. */
-class ProcessRunnerTest {
+/**
+ * The process runner on its own: what runs, with what, and how it is stopped. The same tests run in
+ * bubblewrap ({@link SandboxedProcessRunnerTest}, the default) and without a sandbox
+ * ({@link UnsandboxedProcessRunnerTest}, {@code FORGE_SANDBOX=none}).
+ */
+abstract class ProcessRunnerTest {
 
-    static final List<String> ALLOWED = List.of("ls", "cat", "echo", "yes", "sleep", "head", "seq", "printenv");
+    static final List<String> ALLOWED = List.of("ls", "cat", "echo", "yes", "sleep", "head", "seq", "printenv", "awk");
 
     @TempDir
     Path base;
@@ -50,8 +54,12 @@ class ProcessRunnerTest {
                 .as("processes left running").isEmpty();
     }
 
+    /** The sandbox the programs of {@code policy} run in. */
+    abstract SandboxSettings.Kind sandbox();
+
     ProcessRunner runner(Duration timeout, long outputBytes, int maxConcurrent) {
-        return new ProcessRunner(CommandPolicy.resolve(ALLOWED, Map.of()), workspace,
+        CommandPolicy policy = CommandPolicy.resolve(ALLOWED, Map.of());
+        return new ProcessRunner(policy, workspace, Sandbox.forPrograms(new SandboxSettings(sandbox(), false), policy, workspace),
                 new ProcessRunner.Limits(timeout, outputBytes, maxConcurrent), stats);
     }
 
@@ -68,8 +76,9 @@ class ProcessRunnerTest {
         Files.writeString(workspace.root().resolve("notes.txt"), "one\ntwo\n");
         assertThat(run(runner(), "echo 'hello  world' \"and more\"")).isEqualTo(CommandResult.ok("hello  world and more\n"));
         assertThat(run(runner(), "ls")).isEqualTo(CommandResult.ok("notes.txt\n"));
+        assertThat(run(runner(), "awk '{ print $1 \"!\" }' notes.txt")).isEqualTo(CommandResult.ok("one!\ntwo!\n"));
         assertThat(run(runner(), "head -n 1 notes.txt")).isEqualTo(CommandResult.ok("one\n"));
-        assertThat(stats.get(CommandStats.Outcome.SUCCEEDED)).isEqualTo(3);
+        assertThat(stats.get(CommandStats.Outcome.SUCCEEDED)).isEqualTo(4);
     }
 
     @Test
@@ -85,7 +94,7 @@ class ProcessRunnerTest {
         CommandResult result = run(runner(), "printenv");
         assertThat(result.exitCode()).isZero();
         List<String> names = Arrays.stream(result.output().split("\n")).map(line -> line.substring(0, line.indexOf('='))).toList();
-        assertThat(names).containsExactlyInAnyOrder("PATH", "HOME", "TMPDIR", "LANG");
+        assertThat(names).containsExactlyInAnyOrder("PATH", "HOME", "TMPDIR", "PWD", "LANG");
         assertThat(result.output()).contains("PATH=/usr/local/bin:/usr/bin:/bin\n").contains("HOME=" + workspace.root() + "\n");
     }
 
@@ -132,9 +141,10 @@ class ProcessRunnerTest {
 
     @Test
     void aStopKillsTheCommandWithinASecond() throws Exception {
+        ProcessRunner runner = runner();
         Cancellation cancellation = new Cancellation();
         CompletableFuture<CommandResult> result = CompletableFuture.supplyAsync(
-                () -> runner().run(ShellCommand.of(0, 0, "sleep 30"), cancellation));
+                () -> runner.run(ShellCommand.of(0, 0, "sleep 30"), cancellation));
         awaitChildProcess();
         long start = System.nanoTime();
         cancellation.cancel("stop");
@@ -171,14 +181,9 @@ class ProcessRunnerTest {
         assertThat(stats.get(CommandStats.Outcome.REFUSED)).isEqualTo(2);
     }
 
-    /** A program of the test's own (a shell script) on a search path of the test's own. */
-    ProcessRunner scriptRunner(String name, String script, Duration timeout) throws IOException {
-        Path bin = Files.createDirectories(base.resolve("bin"));
-        Path program = bin.resolve(name);
-        Files.writeString(program, script);
-        Files.setPosixFilePermissions(program, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
-        return new ProcessRunner(CommandPolicy.resolve(List.of(name), Map.of(), List.of(bin)), workspace,
-                new ProcessRunner.Limits(timeout, 1024 * 1024, 4), stats);
+    /** A sleep duration no other test on this machine uses, to find its processes by their arguments. */
+    static String marker() {
+        return "100." + java.util.concurrent.ThreadLocalRandom.current().nextInt(100_000, 1_000_000);
     }
 
     /** Every process on the machine whose arguments hold {@code marker}, wherever it was re-parented. */
@@ -198,29 +203,28 @@ class ProcessRunnerTest {
 
     @Test
     void theWholeTreeIsKilledAtTheTimeLimitNotJustTheProgram() throws Exception {
-        String marker = "100.4711";
-        ProcessRunner runner = scriptRunner("spawner", "#!/bin/sh\nsleep " + marker + " &\nsleep " + marker + " &\nsleep " + marker + "\n",
-                Duration.ofSeconds(1));
-        CommandResult result = run(runner, "spawner");
+        String marker = marker();
+        ProcessRunner runner = runner(Duration.ofSeconds(1), 1024 * 1024, 4);
+        CommandResult result = run(runner, "awk 'BEGIN { system(\"sleep " + marker + " & sleep " + marker + " & sleep " + marker + "\") }'");
         assertThat(result.exitCode()).isEqualTo(ProcessRunner.EXIT_TIMEOUT);
         awaitGone(marker);
     }
 
     @Test
     void aBackgroundProcessLeftBehindByAProgramThatExitedIsKilledToo() throws Exception {
-        String marker = "100.4712";
-        ProcessRunner runner = scriptRunner("leaver", "#!/bin/sh\nsleep " + marker + " &\nsleep 0.5\necho started\n", Duration.ofSeconds(10));
-        CommandResult result = run(runner, "leaver");
+        String marker = marker();
+        CommandResult result = run(runner(), "awk 'BEGIN { system(\"sleep " + marker + " & sleep 0.5; echo started\") }'");
         assertThat(result).isEqualTo(CommandResult.ok("started\n"));
         awaitGone(marker); // orphaned when the script ended, but seen while it ran
     }
 
     @Test
     void aStopKillsTheWholeTree() throws Exception {
-        String marker = "100.4713";
-        ProcessRunner runner = scriptRunner("spawner", "#!/bin/sh\nsleep " + marker + " &\nsleep " + marker + "\n", Duration.ofSeconds(10));
+        String marker = marker();
+        ProcessRunner runner = runner();
         Cancellation cancellation = new Cancellation();
-        CompletableFuture<CommandResult> result = CompletableFuture.supplyAsync(() -> runner.run(ShellCommand.of(0, 0, "spawner"), cancellation));
+        CompletableFuture<CommandResult> result = CompletableFuture.supplyAsync(() -> runner.run(
+                ShellCommand.of(0, 0, "awk 'BEGIN { system(\"sleep " + marker + " & sleep " + marker + "\") }'"), cancellation));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (processesWith(marker).size() < 2) {
             assertThat(System.nanoTime()).isLessThan(deadline);

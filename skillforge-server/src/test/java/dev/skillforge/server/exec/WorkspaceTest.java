@@ -33,7 +33,8 @@ class WorkspaceTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"notes", "notes/a.txt", "./notes/sub", "new-file.txt", "notes/new/deeper", "-la", "-n5", "--count",
-            "--file=notes/a.txt", "-", "--", "", "a b", "héllo", "x=1", "http:x"})
+            "--file=notes/a.txt", "-", "--", "", "a b", "héllo", "x=1", "http:x", "if=notes/a.txt", "of=out.bin", "bs=1M",
+            "s/a=b/c/", "file:notes/a.txt", "https://example.com/a/b", "k=v=notes/a.txt"})
     void argumentsInsideAreFine(String argument) {
         assertThatCode(() -> workspace.check(argument)).doesNotThrowAnyException();
     }
@@ -43,6 +44,27 @@ class WorkspaceTest {
             "--file=/etc/passwd", "--file=../x", "-f/etc/passwd", "-f../x", "-I/usr", "-C..", "//etc"})
     void argumentsLeavingAreRefused(String argument) {
         assertThatThrownBy(() -> workspace.check(argument)).isInstanceOf(CommandRefused.class);
+    }
+
+    /** Issue 11, finding 1: dd's if=/proc/…/environ and other key=/path forms passed as one harmless-looking relative path. */
+    @ParameterizedTest
+    @ValueSource(strings = {"if=/proc/1/environ", "of=/tmp/evil", "if=../skillforge.db", "of=notes/../../x", "a=b=/etc/passwd",
+            "--opt=k=/etc", "file:///", "file:///etc/passwd", "FILE:///etc/passwd", "file://localhost/etc/passwd", "file:/etc/passwd",
+            "file:../outside", "file:%2Fetc%2Fpasswd", "file:///%2e%2e/x", "--url=file:///etc/shadow", "url=file:/etc",
+            "if=escape/secret.txt"})
+    void pathsAfterAnEqualsSignOrInAFileUrlAreCheckedToo(String argument) throws IOException {
+        Files.createSymbolicLink(workspace.root().resolve("escape"), outside);
+        assertThatThrownBy(() -> workspace.check(argument)).isInstanceOf(CommandRefused.class)
+                .hasMessageStartingWith("the argument '" + argument + "' names '");
+    }
+
+    @Test
+    void aRefusedValueSaysWhichPartWasRefused() {
+        assertThatThrownBy(() -> workspace.check("if=/proc/1/environ")).hasMessage("the argument 'if=/proc/1/environ' names"
+                + " '/proc/1/environ', which is an absolute path: commands run in the workspace folder and paths must be relative to it");
+        assertThatThrownBy(() -> workspace.check("file:///etc/passwd")).hasMessageContaining("names '/etc/passwd', which is an absolute path");
+        assertThatThrownBy(() -> workspace.check("of=../x")).hasMessageContaining("names '../x', which climbs out with '..'");
+        assertThatThrownBy(() -> workspace.check("/etc/passwd")).hasMessageStartingWith("the argument '/etc/passwd' is an absolute path");
     }
 
     @Test

@@ -106,6 +106,22 @@ public final class ServerProcess implements AutoCloseable {
         throw last;
     }
 
+    /**
+     * Starts a server that must refuse to start, and waits for it to exit.
+     *
+     * @throws AssertionError when it is still running after the start timeout (it started instead)
+     */
+    public static ServerProcess refusing(String name, Path dataDir, Map<String, String> env) throws IOException, InterruptedException {
+        Path logs = Path.of("target", "process-logs").toAbsolutePath();
+        Files.createDirectories(logs);
+        ServerProcess server = launch(name, dataDir, env, freePort(), logs.resolve(name + ".log"));
+        if (!server.process.waitFor(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+            server.kill();
+            throw new AssertionError("server " + name + " started instead of refusing; its output:\n" + server.tail());
+        }
+        return server;
+    }
+
     private static ServerProcess launch(String name, Path dataDir, Map<String, String> env, int port, Path log) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
@@ -210,6 +226,11 @@ public final class ServerProcess implements AutoCloseable {
 
     public boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** The exit code of a server that has exited. */
+    public int exitCode() {
+        return process.exitValue();
     }
 
     /** {@code kill -9}: the JVM ends at once, with turns and writes in flight; returns when it is gone. */

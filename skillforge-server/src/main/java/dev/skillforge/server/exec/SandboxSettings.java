@@ -1,0 +1,45 @@
+package dev.skillforge.server.exec;
+
+import java.util.Locale;
+
+/**
+ * How the model's programs are confined: {@code FORGE_SANDBOX} and {@code FORGE_SANDBOX_NETWORK}.
+ *
+ * @param kind    {@link Kind#BWRAP} (the default) or {@link Kind#NONE}
+ * @param network whether sandboxed programs share the server's network ({@code FORGE_SANDBOX_NETWORK=1});
+ *                off by default: they see no network interface at all, loopback included
+ */
+public record SandboxSettings(Kind kind, boolean network) {
+
+    /** The values of {@code FORGE_SANDBOX}. */
+    public enum Kind {
+        /** Every allowed program runs inside bubblewrap ({@link Bubblewrap}). */
+        BWRAP,
+        /** Programs run directly, confined only by the argument checks ({@link NoSandbox}). */
+        NONE
+    }
+
+    /** Bubblewrap, no network. */
+    public static final SandboxSettings DEFAULT = new SandboxSettings(Kind.BWRAP, false);
+
+    /**
+     * @param value {@code FORGE_SANDBOX}: {@code bwrap}, {@code none}, or {@code null} (the default, bwrap)
+     * @throws IllegalArgumentException naming the variable and its two values
+     */
+    public static Kind kind(String value) {
+        if (value == null || value.isBlank()) {
+            return Kind.BWRAP;
+        }
+        return switch (value.strip().toLowerCase(Locale.ROOT)) {
+            case "bwrap" -> Kind.BWRAP;
+            case "none" -> Kind.NONE;
+            default -> throw new IllegalArgumentException("FORGE_SANDBOX=" + value + " is not a sandbox: use bwrap (the default:"
+                    + " programs run in bubblewrap) or none (no sandbox)");
+        };
+    }
+
+    @Override
+    public String toString() {
+        return kind == Kind.NONE ? "none" : network ? "bwrap with network" : "bwrap";
+    }
+}
