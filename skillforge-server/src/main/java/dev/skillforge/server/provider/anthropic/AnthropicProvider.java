@@ -24,7 +24,7 @@ import java.net.http.HttpRequest;
  * cache asked for), the stream is read by {@link AnthropicStreamParser} up to {@code message_stop}. Failures are
  * {@link ProviderException}s with Anthropic's own message and error type: an HTTP error status, an {@code error}
  * event mid-stream, a stop reason other than {@code end_turn}, a body that ends early, a stall longer than the idle
- * timeout. Retries, timeouts and stops are those of every client ({@link ProviderCalls}): 429, 5xx (529
+ * timeout; every message redacted of the key and anything key-like ({@link ProviderErrors#redacted}). Retries, timeouts and stops are those of every client ({@link ProviderCalls}): 429, 5xx (529
  * {@code overloaded_error} included) and failed connections are tried again with backoff, honouring
  * {@code Retry-After}, only before anything was read.
  */
@@ -75,6 +75,8 @@ public final class AnthropicProvider implements ModelProvider {
             }
             parser.finish();
             return new ModelReply(parser.replay(), parser.usage());
+        } catch (ProviderException e) {
+            throw ProviderErrors.redacted(e, settings.apiKey());
         }
     }
 
