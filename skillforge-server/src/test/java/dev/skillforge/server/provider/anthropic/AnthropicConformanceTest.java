@@ -20,7 +20,7 @@ class AnthropicConformanceTest extends ProviderConformanceTest {
 
     @Override
     protected ModelProvider provider(SimProviderServer sim, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
-        return new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), "test-key", SimProviderServer.MODEL, timeouts,
+        return new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), API_KEY, SimProviderServer.MODEL, timeouts,
                 retry, AnthropicRequest.Options.DEFAULT));
     }
 
