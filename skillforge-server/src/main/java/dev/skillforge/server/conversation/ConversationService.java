@@ -156,6 +156,18 @@ public final class ConversationService implements AutoCloseable {
         }
     }
 
+    /**
+     * The conversation's record (its provider, model, title…), loading the conversation here if needed.
+     *
+     * @throws ConversationException NOT_FOUND for an unknown id, BUSY when another instance runs a turn of it
+     */
+    public ConversationRecord record(String id) {
+        HotConversation conversation = hotOrLoad(id);
+        synchronized (conversation) {
+            return conversation.record;
+        }
+    }
+
     public ConversationRecord rename(String id, String title) {
         HotConversation conversation = hotOrLoad(id);
         String valid = validTitle(title);

@@ -10,6 +10,8 @@ import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.Server;
 
+import jakarta.servlet.http.HttpServletRequest;
+
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import java.nio.charset.StandardCharsets;
@@ -171,11 +173,10 @@ public final class HttpSecurity {
         }
         if (tokenDigest == null) {
             if (!loopbackHost(ctx.header("Host"))) {
-                throw new ApiException(403, "forbidden_host", "This server has no API token, so it answers only requests"
-                        + " addressed to 127.0.0.1, ::1 or localhost");
+                throw foreignHost();
             }
         } else {
-            boolean authenticated = hasBearerToken(ctx) || hasSessionCookie(ctx);
+            boolean authenticated = hasBearerToken(ctx.header("Authorization")) || hasSessionCookie(ctx);
             ctx.attribute(AUTHENTICATED, authenticated);
             if (ctx.method() == HandlerType.POST && path.equals("/signin")) {
                 checkOrigin(ctx);
@@ -205,10 +206,41 @@ public final class HttpSecurity {
     }
 
     private void checkOrigin(Context ctx) {
-        String origin = ctx.header("Origin");
-        if (origin != null && !sameOrigin(origin, ctx.header("Host")) && !corsOrigins.contains(origin.toLowerCase(Locale.ROOT))) {
-            throw new ApiException(403, "cross_origin", "Requests from another site are refused: the Origin is not this server's");
+        if (foreignOrigin(ctx.header("Origin"), ctx.header("Host"))) {
+            throw crossOrigin();
         }
+    }
+
+    private boolean foreignOrigin(String origin, String host) {
+        return origin != null && !sameOrigin(origin, host) && !corsOrigins.contains(origin.toLowerCase(Locale.ROOT));
+    }
+
+    private static ApiException crossOrigin() {
+        return new ApiException(403, "cross_origin", "Requests from another site are refused: the Origin is not this server's");
+    }
+
+    private static ApiException foreignHost() {
+        return new ApiException(403, "forbidden_host", "This server has no API token, so it answers only requests"
+                + " addressed to 127.0.0.1, ::1 or localhost");
+    }
+
+    /**
+     * The same doors for a request that a servlet of its own answers, outside Javalin's routes (the MCP
+     * endpoint): the token as {@code Authorization: Bearer} (programs only, no page cookie), or without a
+     * token a loopback {@code Host}; and, whatever the method, no {@code Origin} of another site.
+     *
+     * @return the refusal to answer with ({@code 401} without the token, {@code 403} for a foreign host or origin), or
+     *         {@code null} when the request may pass
+     */
+    public ApiException refusal(HttpServletRequest request) {
+        if (tokenDigest == null) {
+            if (!loopbackHost(request.getHeader("Host"))) {
+                return foreignHost();
+            }
+        } else if (!hasBearerToken(request.getHeader("Authorization"))) {
+            return new ApiException(401, "unauthorized", "This server needs its API token: send Authorization: Bearer TOKEN");
+        }
+        return foreignOrigin(request.getHeader("Origin"), request.getHeader("Host")) ? crossOrigin() : null;
     }
 
     /** The answer to every unauthenticated API request, and to every unknown id, name or path. */
@@ -262,8 +294,7 @@ public final class HttpSecurity {
         throw new PageAnswer(303, "text/plain;charset=utf-8", "Signed in: go to /", cookie.toString());
     }
 
-    private boolean hasBearerToken(Context ctx) {
-        String header = ctx.header("Authorization");
+    private boolean hasBearerToken(String header) {
         if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             return false;
         }
