@@ -29,7 +29,8 @@ public final class McpHttpDoor {
     /** Mounts {@code mcp} at {@value #PATH}; call while configuring the server. */
     public static void mount(JavalinConfig config, SkillForgeMcp mcp, HttpSecurity security) {
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
-                .jsonMapper(mcp.json()).mcpEndpoint(PATH).maxRequestSize(MAX_BODY_BYTES).build();
+                .jsonMapper(mcp.json()).mcpEndpoint(PATH).maxRequestSize(MAX_BODY_BYTES)
+                .contextExtractor(request -> RequestIds.context(request.getAttribute(RequestIds.KEY))).build();
         transport.setSessionFactory(mcp.streamableSessions(transport.protocolVersions()));
         config.jetty.modifyServletContextHandler(context -> {
             ServletHolder servlet = new ServletHolder("mcp", transport);

@@ -38,7 +38,7 @@ import java.util.function.Consumer;
  * {@code McpServer}: that server keeps resources registered ahead in a hash map (listed in hash
  * order, blind to skills made later), hands request handlers no request id, and has no handler for
  * {@code notifications/cancelled}. Here the resource list is read from the skill store on every
- * request and sorted, and {@link RequestIdSessions} lets a call be found by the id a cancellation names.
+ * request and sorted, and {@link RequestIds} lets a call be found by the id a cancellation names.
  *
  * <p>Tool calls run on virtual threads; a {@link ToolError} or any failure inside a tool becomes a
  * result with {@code isError: true}, never a protocol error. {@link #streamableSessions} serves the
@@ -106,13 +106,14 @@ public final class SkillForgeMcp implements AutoCloseable {
     /** Sessions of the Streamable HTTP transport, negotiating one of {@code protocolVersions} (oldest first). */
     public McpStreamableServerSession.Factory streamableSessions(List<String> protocolVersions) {
         return init -> new McpStreamableServerSession.McpStreamableServerSessionInit(
-                new RequestIdSessions.Streamable(UUID.randomUUID().toString(), init, REQUEST_TIMEOUT, requestHandlers, notificationHandlers),
+                new McpStreamableServerSession(UUID.randomUUID().toString(), init.capabilities(), init.clientInfo(), REQUEST_TIMEOUT,
+                        requestHandlers, notificationHandlers),
                 Mono.fromSupplier(() -> initialized(init, protocolVersions)));
     }
 
     /** The session of the stdio transport, negotiating one of {@code protocolVersions} (oldest first). */
     public McpServerSession.Factory stdioSessions(List<String> protocolVersions) {
-        return transport -> new RequestIdSessions.Stdio(UUID.randomUUID().toString(), REQUEST_TIMEOUT, transport,
+        return transport -> new RequestIds.StdioSession(UUID.randomUUID().toString(), REQUEST_TIMEOUT, transport,
                 init -> Mono.fromSupplier(() -> initialized(init, protocolVersions)), requestHandlers, notificationHandlers);
     }
 
@@ -131,7 +132,7 @@ public final class SkillForgeMcp implements AutoCloseable {
     }
 
     private Mono<McpSchema.CallToolResult> callTool(McpAsyncServerExchange exchange, Object params) {
-        return Mono.deferContextual(context -> {
+        return Mono.defer(() -> {
             McpSchema.CallToolRequest request;
             try {
                 request = json.convertValue(params, McpSchema.CallToolRequest.class);
@@ -142,7 +143,7 @@ public final class SkillForgeMcp implements AutoCloseable {
             if (tool == null) {
                 return Mono.error(invalidParams("Unknown tool: " + request.name() + "; the tools are " + String.join(", ", tools.keySet())));
             }
-            Object requestId = RequestIdSessions.requestId(context);
+            Object requestId = RequestIds.of(exchange);
             ToolCall call = new ToolCall(new ToolArguments(tool.name(), request.arguments()), progress(exchange, request.progressToken()),
                     cancel -> requestId == null ? () -> { } : calls.register(exchange.sessionId(), requestId, cancel));
             return Mono.fromCallable(() -> run(tool, call)).subscribeOn(work);
