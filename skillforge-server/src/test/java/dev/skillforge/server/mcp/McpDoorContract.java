@@ -30,6 +30,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -173,7 +174,8 @@ abstract class McpDoorContract {
         assertThat(usage(one, "input_tokens")).isEqualTo(requests.get(0).promptTokens() + requests.get(1).promptTokens());
         assertThat(usage(one, "cached_tokens")).isEqualTo(requests.get(0).cachedTokens() + requests.get(1).cachedTokens());
 
-        JsonNode conversation = SseClient.get(apiUrl("/api/conversations/" + id)).json();
+        JsonNode conversation = apiJson("/api/conversations/" + id,
+                json -> json.path("entries").size() == 6 && json.path("turns").path(1).has("stopReason"));
         assertThat(conversation.path("provider").asText()).isEqualTo(defaultProvider());
         assertThat(conversation.path("turns")).hasSize(2).allSatisfy(turn -> assertThat(turn.path("status").asText()).isEqualTo("complete"));
         assertThat(contents(conversation)).containsExactly(LONG_QUESTION, "Let me check. <shell>skill list</shell>",
@@ -195,7 +197,7 @@ abstract class McpDoorContract {
         List<SimRequest> requests = requestsOf(id);
         assertThat(requests).hasSize(3);
         assertEachExtendsThePrevious(requests);
-        assertThat(contents(SseClient.get(apiUrl("/api/conversations/" + id)).json())).containsExactly(LONG_QUESTION, "Started.",
+        assertThat(contents(apiJson("/api/conversations/" + id, json -> json.path("entries").size() == 6))).containsExactly(LONG_QUESTION, "Started.",
                 "And on the page?", "On the page.", "And over MCP again?", "Back over MCP.");
     }
 
@@ -236,7 +238,7 @@ abstract class McpDoorContract {
         McpSchema.CallToolResult cancelled = stalled.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(structured(cancelled)).containsEntry("stop_reason", "cancelled").containsEntry("continuation_id", id);
         await(() -> sim().aborts() > abortsBefore, "the provider call to be aborted");
-        JsonNode turns = SseClient.get(apiUrl("/api/conversations/" + id)).json().path("turns");
+        JsonNode turns = apiJson("/api/conversations/" + id, json -> json.path("turns").path(1).has("stopReason")).path("turns");
         assertThat(turns.get(1).path("status").asText()).isEqualTo("cancelled");
         assertThat(turns.get(1).path("stopReason").asText()).isEqualTo("cancelled");
     }
@@ -275,7 +277,7 @@ abstract class McpDoorContract {
 
         Map<String, Object> after = structured(chat(Map.of("prompt", "Try again.", "continuation_id", id.group(1))));
         assertThat(after).containsEntry("answer", "Recovered.");
-        JsonNode turns = SseClient.get(apiUrl("/api/conversations/" + id.group(1))).json().path("turns");
+        JsonNode turns = apiJson("/api/conversations/" + id.group(1), json -> json.path("turns").path(1).has("stopReason")).path("turns");
         assertThat(turns).extracting(turn -> turn.path("status").asText()).containsExactly("failed", "complete");
     }
 
@@ -360,6 +362,22 @@ abstract class McpDoorContract {
             int end = previous.indexOf("],\"stream\":true");
             assertThat(end).as("messages are followed by the stream flag").isPositive();
             assertThat(requests.get(i + 1).body()).as("request %d extends request %d", i + 1, i).startsWith(previous.substring(0, end) + ",");
+        }
+    }
+
+    /**
+     * A GET of the HTTP API, repeated until {@code until} holds (or the wait ends, and the last answer is
+     * returned for the test to show): when the API is another process, what this one wrote reaches the
+     * store a moment after its MCP answer.
+     */
+    final JsonNode apiJson(String path, Predicate<JsonNode> until) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            JsonNode json = SseClient.get(apiUrl(path)).json();
+            if (until.test(json) || System.nanoTime() > deadline) {
+                return json;
+            }
+            Thread.sleep(20);
         }
     }
 
