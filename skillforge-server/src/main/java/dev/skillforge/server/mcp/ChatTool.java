@@ -11,6 +11,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code chat}: one SkillForge turn on a stored conversation, the seeds' {@code continuation_id}
@@ -93,17 +94,23 @@ final class ChatTool implements McpTool {
             throw new ToolError("'prompt' holds U+" + String.format("%04X", (int) prompt.charAt(bad)) + " at index " + bad
                     + ", which cannot be stored");
         }
-        ConversationRecord conversation;
-        AgentRun run;
-        try {
-            conversation = continuationId == null ? conversations.create(null, provider, null) : continued(continuationId, provider);
-            run = conversations.startTurn(conversation.id(), prompt);
-        } catch (ConversationException e) {
-            throw new ToolError(explain(e, continuationId));
-        }
+        // Registered before the turn starts: a cancellation that comes while the conversation is being made stops the turn at its start.
+        CompletableFuture<AgentRun> started = new CompletableFuture<>();
         TurnOutcome outcome = new TurnOutcome();
-        try (ToolCall.Registration cancellable = call.onCancel(() -> run.cancel("cancelled by the MCP client"))) {
+        ConversationRecord conversation;
+        ToolCall.Registration cancellation = call.onCancel(() -> started.thenAccept(run -> run.cancel("cancelled by the MCP client")));
+        try {
+            AgentRun run;
+            try {
+                conversation = continuationId == null ? conversations.create(null, provider, null) : continued(continuationId, provider);
+                run = conversations.startTurn(conversation.id(), prompt);
+            } catch (ConversationException e) {
+                throw new ToolError(explain(e, continuationId));
+            }
+            started.complete(run);
             follow(run.events(), outcome, call, conversation.id());
+        } finally {
+            cancellation.close();
         }
         AgentEvent.Error error = outcome.error();
         if (error != null) {

@@ -43,7 +43,7 @@ public final class McpStdio implements AutoCloseable {
         transport.closeGracefully().block(Duration.ofSeconds(5));
     }
 
-    /** The input, noticing its end. */
+    /** The input, noticing its end (or its failure, which ends it as well). */
     private final class EndWatch extends FilterInputStream {
 
         EndWatch(InputStream in) {
@@ -52,28 +52,25 @@ public final class McpStdio implements AutoCloseable {
 
         @Override
         public int read() throws IOException {
-            return noticed(watched(super::read));
+            return noticingTheEnd(super::read);
         }
 
         @Override
         public int read(byte[] buffer, int offset, int length) throws IOException {
-            return noticed(watched(() -> super.read(buffer, offset, length)));
+            return noticingTheEnd(() -> super.read(buffer, offset, length));
         }
 
-        private int watched(IoRead read) throws IOException {
+        private int noticingTheEnd(IoRead read) throws IOException {
             try {
-                return read.read();
+                int result = read.read();
+                if (result < 0) {
+                    inputEnded.countDown();
+                }
+                return result;
             } catch (IOException e) {
                 inputEnded.countDown();
                 throw e;
             }
-        }
-
-        private int noticed(int result) {
-            if (result < 0) {
-                inputEnded.countDown();
-            }
-            return result;
         }
     }
 

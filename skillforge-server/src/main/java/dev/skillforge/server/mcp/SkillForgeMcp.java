@@ -84,7 +84,7 @@ public final class SkillForgeMcp implements AutoCloseable {
                 Mono.fromCallable(() -> resources.read(uriOf(params))).subscribeOn(work);
         this.requestHandlers = Map.<String, McpRequestHandler<?>>of(
                 McpSchema.METHOD_PING, (exchange, params) -> Mono.just(Map.of()),
-                McpSchema.METHOD_TOOLS_LIST, (exchange, params) -> Mono.just(new McpSchema.ListToolsResult(definitions, null)),
+                McpSchema.METHOD_TOOLS_LIST, (exchange, params) -> Mono.just(McpSchema.ListToolsResult.builder(definitions).build()),
                 McpSchema.METHOD_TOOLS_CALL, callTool,
                 McpSchema.METHOD_RESOURCES_LIST, listResources,
                 McpSchema.METHOD_RESOURCES_READ, readResource,
@@ -122,8 +122,8 @@ public final class SkillForgeMcp implements AutoCloseable {
         String version = protocolVersions.contains(init.protocolVersion()) ? init.protocolVersion() : protocolVersions.getLast();
         log.info("MCP client {} {} connected (protocol {})", init.clientInfo() == null ? "(unnamed)" : init.clientInfo().name(),
                 init.clientInfo() == null ? "" : init.clientInfo().version(), version);
-        return new McpSchema.InitializeResult(version, CAPABILITIES, new McpSchema.Implementation("skillforge", "SkillForge", version()),
-                INSTRUCTIONS);
+        return McpSchema.InitializeResult.builder(version, CAPABILITIES,
+                McpSchema.Implementation.builder("skillforge", version()).title("SkillForge").build()).instructions(INSTRUCTIONS).build();
     }
 
     private static String version() {

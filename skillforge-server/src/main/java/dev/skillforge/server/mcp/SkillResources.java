@@ -43,7 +43,7 @@ final class SkillResources {
                     .map(skill -> McpSchema.Resource.builder(uri(skill.name()), skill.name()).title(skill.name())
                             .description(skill.description()).mimeType(MIME_TYPE).build())
                     .toList();
-            return new McpSchema.ListResourcesResult(resources, null);
+            return McpSchema.ListResourcesResult.builder(resources).build();
         } catch (IOException e) {
             throw storeFailed(e);
         }
@@ -54,15 +54,15 @@ final class SkillResources {
         String name = nameOf(uri).orElseThrow(() -> notFound(uri));
         try {
             String content = skills.get(name).orElseThrow(() -> notFound(uri));
-            return new McpSchema.ReadResourceResult(List.of(new McpSchema.TextResourceContents(uri, MIME_TYPE, content)));
+            return McpSchema.ReadResourceResult.builder(List.of(McpSchema.TextResourceContents.builder(uri, content).mimeType(MIME_TYPE).build())).build();
         } catch (IOException e) {
             throw storeFailed(e);
         }
     }
 
     McpSchema.ListResourceTemplatesResult templates() {
-        return new McpSchema.ListResourceTemplatesResult(List.of(McpSchema.ResourceTemplate.builder(SCHEME + "{name}", "skill")
-                .title("A skill").description("The SKILL.md of the skill named NAME (see skill_list)").mimeType(MIME_TYPE).build()), null);
+        return McpSchema.ListResourceTemplatesResult.builder(List.of(McpSchema.ResourceTemplate.builder(SCHEME + "{name}", "skill")
+                .title("A skill").description("The SKILL.md of the skill named NAME (see skill_list)").mimeType(MIME_TYPE).build())).build();
     }
 
     private static Optional<String> nameOf(String uri) {

@@ -16,13 +16,13 @@ final class ToolResults {
 
     /** A successful result: {@code text} for a model to read, {@code structured} for a program (it matches the output schema). */
     static McpSchema.CallToolResult ok(String text, Map<String, Object> structured) {
-        return McpSchema.CallToolResult.builder().content(List.of(new McpSchema.TextContent(text)))
+        return McpSchema.CallToolResult.builder().content(List.of(McpSchema.TextContent.builder(text).build()))
                 .structuredContent(structured).isError(false).build();
     }
 
     /** A tool error: {@code isError: true} and the message, which the calling model reads. */
     static McpSchema.CallToolResult error(String message) {
-        return McpSchema.CallToolResult.builder().content(List.of(new McpSchema.TextContent(message))).isError(true).build();
+        return McpSchema.CallToolResult.builder().content(List.of(McpSchema.TextContent.builder(message).build())).isError(true).build();
     }
 
     /** A JSON Schema written as JSON text (kept in the order written: clients show it, and cache it in their prompts). */
