@@ -2,6 +2,8 @@ package dev.skillforge.server;
 
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.config.Settings;
+import dev.skillforge.server.mcp.McpStdio;
+import dev.skillforge.server.mcp.SkillForgeMcp;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.sim.DemoAgent;
@@ -10,17 +12,21 @@ import dev.skillforge.server.store.JdbcConversationStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
 
-/** The command line: {@code serve} (the default) and {@code sim-provider}. */
+/** The command line: {@code serve} (the default), {@code mcp} and {@code sim-provider}. */
 public final class Main {
 
     private static final Logger log = LoggerFactory.getLogger(Main.class);
 
     private static final String USAGE = """
             usage: skillforge serve                       run the server (settings from FORGE_* variables)
+                   skillforge mcp                         serve MCP over stdin/stdout for a client that starts it (same settings)
                    skillforge sim-provider [--host H] [--port N]
                                                           run the simulated provider alone (OpenAI and Gemini wire formats)
             """;
@@ -33,6 +39,7 @@ public final class Main {
         try {
             switch (command) {
                 case "serve" -> serve();
+                case "mcp" -> mcp();
                 case "sim-provider" -> simProvider(args);
                 case "help", "--help", "-h" -> System.out.print(USAGE);
                 default -> fail("unknown command '" + command + "'\n" + USAGE);
@@ -64,6 +71,48 @@ public final class Main {
                 database.database().description());
         log.info("Security: {}", security);
         awaitShutdown(server);
+    }
+
+    /**
+     * MCP over stdio, for a client that starts SkillForge itself: the same data folder, database and
+     * providers as {@code serve}, no HTTP. Stdout carries the protocol and nothing else: everything
+     * printed otherwise goes to stderr, where the log is. Ends when the client closes stdin.
+     */
+    private static void mcp() throws Exception {
+        OutputStream protocol = new FileOutputStream(FileDescriptor.out);
+        System.setOut(System.err);
+        Settings settings = Settings.fromEnvironment();
+        SecuritySettings security = SecuritySettings.fromEnvironment();
+        Files.createDirectories(settings.dataDir());
+        JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
+        ProviderRegistry providers = ProviderFactory.registry(settings);
+        SkillForgeCore core;
+        try {
+            core = new SkillForgeCore(settings.dataDir(), settings.turnLimits(), providers, database, UnaryOperator.identity(), security);
+        } catch (RuntimeException e) { // a sandbox that does not work here: what was opened is closed
+            database.close();
+            providers.close();
+            throw e;
+        }
+        SkillForgeMcp mcp = new SkillForgeMcp(core.conversations, core.skills, providers.names(), providers.defaultName());
+        McpStdio stdio = McpStdio.start(mcp, System.in, protocol);
+        ConfiguredProvider provider = providers.defaultProvider();
+        log.info("SkillForge MCP on stdio with provider {} ({}){}; conversations in {}", provider.name(), provider.modelName(),
+                provider.simulated() ? ", a simulation: no model, no network" : "", database.database().description());
+        Thread.ofPlatform().daemon().name("stdin-end").start(() -> {
+            try {
+                stdio.awaitEnd();
+                log.info("MCP client closed stdin: stopping");
+                System.exit(0); // the shutdown hook closes what was started
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        awaitShutdown(() -> {
+            stdio.close();
+            mcp.close();
+            core.close();
+        });
     }
 
     private static void simProvider(String[] args) throws Exception {

@@ -1,26 +1,20 @@
 package dev.skillforge.server;
 
-import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.TurnLimits;
-import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
-import dev.skillforge.server.conversation.ConversationTimings;
-import dev.skillforge.server.conversation.InstanceIdentity;
-import dev.skillforge.server.exec.CommandRouter;
 import dev.skillforge.server.exec.CommandStats;
-import dev.skillforge.server.exec.ProcessRunner;
-import dev.skillforge.server.exec.Sandbox;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.http.ApiServer;
 import dev.skillforge.server.http.ConversationRoutes;
 import dev.skillforge.server.http.HttpSecurity;
 import dev.skillforge.server.http.SkillRoutes;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.mcp.McpHttpDoor;
+import dev.skillforge.server.mcp.SkillForgeMcp;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
-import dev.skillforge.server.skill.SkillCommands;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.ConversationStore;
@@ -28,15 +22,14 @@ import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.InstantSource;
 import java.util.function.UnaryOperator;
 
 /**
- * The whole server wired together: skills under the data folder, the conversation store and its
- * background writer, the agent loop on the configured provider, and the HTTP API. Used by the
- * {@code serve} command, the tests and the benchmarks, so all three run the same thing.
+ * The whole server wired together: the {@link SkillForgeCore} (skills under the data folder, the
+ * conversation store and its background writer, the agent loop on the configured providers) behind
+ * the HTTP API, with the MCP endpoint {@code /mcp} beside it. Used by the {@code serve} command, the
+ * tests and the benchmarks, so all three run the same thing.
  */
 public final class SkillForgeServer implements AutoCloseable {
 
@@ -47,13 +40,13 @@ public final class SkillForgeServer implements AutoCloseable {
     public final ConversationService conversations;
     public final ApiServer api;
     /** What happened to the model's commands (run, refused, killed…). */
-    public final CommandStats commandStats = new CommandStats();
+    public final CommandStats commandStats;
     /** Where allowed programs run: {@code dataDir/workspace}. */
     public final Workspace workspace;
     /** Runs, iterations, commands, tokens, cache breaks, latencies ({@code GET /metrics}). */
-    public final ServerMetrics metrics = new ServerMetrics();
-    private final ProviderRegistry providers;
-    private final InstanceIdentity identity;
+    public final ServerMetrics metrics;
+    private final SkillForgeCore core;
+    private final SkillForgeMcp mcp;
 
     /** A server whose only provider is {@code provider} (tests, benchmarks). */
     public SkillForgeServer(String host, int port, Path dataDir, TurnLimits turnLimits, ConfiguredProvider provider,
@@ -83,34 +76,28 @@ public final class SkillForgeServer implements AutoCloseable {
                             JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore,
                             SecuritySettings security) throws IOException {
         security.checkBinding(host); // before anything starts
-        Files.createDirectories(dataDir);
-        this.workspace = Workspace.at(dataDir.resolve("workspace"));
-        Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspace); // probed before anything starts
-        this.providers = providers;
+        this.core = new SkillForgeCore(dataDir, turnLimits, providers, database, wrapStore, security);
+        this.skills = core.skills;
+        this.database = core.database;
+        this.store = core.store;
+        this.writer = core.writer;
+        this.conversations = core.conversations;
+        this.commandStats = core.commandStats;
+        this.workspace = core.workspace;
+        this.metrics = core.metrics;
+        this.mcp = new SkillForgeMcp(conversations, skills, providers.names(), providers.defaultName());
         ConfiguredProvider provider = providers.defaultProvider();
-        this.skills = new SkillStore(dataDir.resolve("skills"));
-        this.database = database;
-        this.store = wrapStore.apply(database);
-        this.writer = new StoreWriter(store);
-        this.identity = InstanceIdentity.of(dataDir);
-        ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills),
-                new ProcessRunner(security.commands(), workspace, sandbox, security.limits(), commandStats), commandStats), turnLimits, metrics,
-                PrefixGuard.strictByProperty());
-        AgentLoop loop = models.statelessLoop(); // stateless /api/agent turns use the default, without a prefix guard
-        this.conversations = new ConversationService(store, writer, SystemPrompt.TEXT, models, identity.id(),
-                ConversationTimings.DEFAULTS, InstantSource.system());
-        conversations.recover();
-        conversations.startMaintenance();
-        this.api = ApiServer.start(host, port, loop, SystemPrompt.TEXT,
+        HttpSecurity httpSecurity = new HttpSecurity(security);
+        this.api = ApiServer.start(host, port, core.statelessLoop, SystemPrompt.TEXT,
                 new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
                 new ConversationRoutes(conversations), new SkillRoutes(skills),
                 new ApiServer.Observability(() -> metrics.runObserver(provider.name(), provider.modelName(), ServerMetrics.STATELESS),
                         metrics::scrape),
-                new HttpSecurity(security), () -> {
+                httpSecurity, () -> {
                     var counts = Json.object();
                     commandStats.snapshot().forEach(counts::put);
                     return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
-                });
+                }, config -> McpHttpDoor.mount(config, mcp, httpSecurity));
     }
 
     public int port() {
@@ -119,17 +106,14 @@ public final class SkillForgeServer implements AutoCloseable {
 
     /** Every configured provider by name. */
     public ProviderRegistry providers() {
-        return providers;
+        return core.providers();
     }
 
     /** Stops taking requests, stops running turns (recorded as cancelled), flushes every write, then closes. */
     @Override
     public void close() throws Exception {
+        mcp.close();
         api.close();
-        conversations.close();
-        writer.close();
-        database.close();
-        providers.close();
-        identity.close();
+        core.close();
     }
 }

@@ -185,6 +185,15 @@ public final class ConversationService implements AutoCloseable {
         }
     }
 
+    /**
+     * The conversation's record (its provider, model, title…), loading the conversation here if needed.
+     *
+     * @throws ConversationException NOT_FOUND for an unknown id, BUSY when another instance runs a turn of it
+     */
+    public ConversationRecord record(String id) {
+        return hot.getOrLoad(validId(id)).record();
+    }
+
     public ConversationRecord rename(String id, String title) {
         String valid = validTitle(title);
         return hot.getOrLoad(validId(id)).rename(valid);

@@ -13,6 +13,7 @@ import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.staticfiles.Location;
 import org.slf4j.Logger;
@@ -24,6 +25,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -73,7 +75,8 @@ public final class ApiServer implements AutoCloseable {
 
     private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
                       List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills,
-                      Observability observability, HttpSecurity security, Supplier<? extends JsonNode> commandStats) {
+                      Observability observability, HttpSecurity security, Supplier<? extends JsonNode> commandStats,
+                      Consumer<JavalinConfig> otherDoors) {
         this.commandStats = commandStats;
         this.loop = loop;
         this.observability = observability;
@@ -101,6 +104,7 @@ public final class ApiServer implements AutoCloseable {
             }
             conversations.register(config);
             skills.register(config);
+            otherDoors.accept(config);
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
@@ -120,12 +124,14 @@ public final class ApiServer implements AutoCloseable {
      * @param observability the metrics: an observer per stateless run, and {@code GET /metrics}
      * @param security     the token, CORS origins and limits ({@link HttpSecurity})
      * @param commandStats the command counts {@code /healthz} shows an authenticated caller
+     * @param otherDoors   mounts what is served beside the API on the same server (the MCP endpoint), behind the same security
      */
     public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
                                   List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills,
-                                  Observability observability, HttpSecurity security, Supplier<? extends JsonNode> commandStats) {
+                                  Observability observability, HttpSecurity security, Supplier<? extends JsonNode> commandStats,
+                                  Consumer<JavalinConfig> otherDoors) {
         return new ApiServer(host, port, loop, systemPrompt, provider, providers, conversations, skills, observability, security,
-                commandStats);
+                commandStats, otherDoors);
     }
 
     public int port() {

@@ -12,6 +12,8 @@ import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.Server;
 
+import jakarta.servlet.http.HttpServletRequest;
+
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import java.nio.charset.StandardCharsets;
@@ -164,14 +166,13 @@ public final class HttpSecurity {
         }
         cors.decorate(ctx);
         if (checksHost && !allowedHosts.allows(ctx.header("Host"))) {
-            throw new ApiException(403, "forbidden_host", "This server answers only requests addressed to a loopback address"
-                    + " (127.0.0.1, [::1]), localhost, or a host named in " + AllowedHosts.VARIABLE);
+            throw foreignHost();
         }
         if (CorsPolicy.isPreflight(ctx)) {
             throw cors.preflight(ctx); // before authentication: a preflight carries no credentials
         }
         if (tokenDigest != null) {
-            boolean authenticated = hasBearerToken(ctx) || hasSessionCookie(ctx);
+            boolean authenticated = hasBearerToken(ctx.header("Authorization")) || hasSessionCookie(ctx);
             ctx.attribute(AUTHENTICATED, authenticated);
             if (ctx.method() == HandlerType.POST && path.equals("/signin")) {
                 checkOrigin(ctx);
@@ -201,10 +202,40 @@ public final class HttpSecurity {
     }
 
     private void checkOrigin(Context ctx) {
-        String origin = ctx.header("Origin");
-        if (origin != null && !sameOrigin(origin, ctx.header("Host")) && !cors.allows(origin)) {
-            throw new ApiException(403, "cross_origin", "Requests from another site are refused: the Origin is not this server's");
+        if (foreignOrigin(ctx.header("Origin"), ctx.header("Host"))) {
+            throw crossOrigin();
         }
+    }
+
+    private boolean foreignOrigin(String origin, String host) {
+        return origin != null && !sameOrigin(origin, host) && !cors.allows(origin);
+    }
+
+    private static ApiException crossOrigin() {
+        return new ApiException(403, "cross_origin", "Requests from another site are refused: the Origin is not this server's");
+    }
+
+    private static ApiException foreignHost() {
+        return new ApiException(403, "forbidden_host", "This server answers only requests addressed to a loopback address"
+                + " (127.0.0.1, [::1]), localhost, or a host named in " + AllowedHosts.VARIABLE);
+    }
+
+    /**
+     * The same doors for a request that a servlet of its own answers, outside Javalin's routes (the MCP
+     * endpoint): an allowed {@code Host} (see {@link #guard}), the token as {@code Authorization: Bearer} when
+     * there is one (programs only, no page cookie), and, whatever the method, no {@code Origin} of another site.
+     *
+     * @return the refusal to answer with ({@code 401} without the token, {@code 403} for a foreign host or origin), or
+     *         {@code null} when the request may pass
+     */
+    public ApiException refusal(HttpServletRequest request) {
+        if (checksHost && !allowedHosts.allows(request.getHeader("Host"))) {
+            return foreignHost();
+        }
+        if (tokenDigest != null && !hasBearerToken(request.getHeader("Authorization"))) {
+            return new ApiException(401, "unauthorized", "This server needs its API token: send Authorization: Bearer TOKEN");
+        }
+        return foreignOrigin(request.getHeader("Origin"), request.getHeader("Host")) ? crossOrigin() : null;
     }
 
     /** The answer to every unauthenticated API request, and to every unknown id, name or path. */
@@ -258,8 +289,7 @@ public final class HttpSecurity {
         throw EarlyAnswer.signedIn(cookie.toString());
     }
 
-    private boolean hasBearerToken(Context ctx) {
-        String header = ctx.header("Authorization");
+    private boolean hasBearerToken(String header) {
         if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             return false;
         }

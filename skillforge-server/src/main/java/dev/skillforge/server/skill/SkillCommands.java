@@ -149,12 +149,13 @@ public final class SkillCommands implements CommandRunner {
         return CommandResult.ok(count(found.size()) + " match " + query + ":\n" + lines(found));
     }
 
-    private static String count(int n) {
+    /** "1 skill", "3 skills". */
+    public static String count(int n) {
         return n + (n == 1 ? " skill" : " skills");
     }
 
-    /** One line per skill: a multi-line description is folded onto its line. */
-    private static String lines(List<SkillStore.Summary> skills) {
+    /** One line per skill, {@code - NAME: description}: a multi-line description is folded onto its line. */
+    public static String lines(List<SkillStore.Summary> skills) {
         return skills.stream()
                 .map(s -> "- " + s.name() + ": " + s.description().strip().replaceAll("\\s+", " "))
                 .collect(Collectors.joining("\n"));
