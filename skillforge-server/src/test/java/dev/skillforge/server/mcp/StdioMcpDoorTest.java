@@ -41,7 +41,7 @@ class StdioMcpDoorTest extends McpDoorContract {
 
     @Override
     protected void startServer() throws Exception {
-        sim = SimProviderServer.startOnLoopback(responder);
+        sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
         data = Files.createTempDirectory("mcp-stdio");
         Map<String, String> env = McpStdioProcess.environment(sim, data);
         env.remove("FORGE_DATA_DIR"); // ServerProcess sets it
