@@ -14,7 +14,7 @@ import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
-import dev.skillforge.server.store.LatencyInjectingStore;
+import dev.skillforge.testkit.LatencyInjectingStore;
 
 import java.io.BufferedReader;
 import java.io.InputStream;

@@ -1,0 +1,179 @@
+package dev.skillforge.testkit;
+
+import dev.skillforge.server.SkillForgeServer;
+import dev.skillforge.core.agent.TurnLimits;
+import dev.skillforge.server.config.ProviderPreset;
+import dev.skillforge.server.config.SecuritySettings;
+import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.provider.RetryPolicy;
+import dev.skillforge.server.price.TokenPrices;
+import dev.skillforge.server.provider.StreamingHttp;
+import dev.skillforge.server.provider.anthropic.AnthropicProvider;
+import dev.skillforge.server.provider.anthropic.AnthropicRequest;
+import dev.skillforge.server.provider.gemini.GeminiProvider;
+import dev.skillforge.server.provider.gemini.GeminiRequest;
+import dev.skillforge.server.provider.openai.OpenAiChatRequest;
+import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
+import dev.skillforge.server.provider.sim.SimProviderServer;
+import dev.skillforge.server.provider.sim.SimResponder;
+import dev.skillforge.server.skill.SkillStore;
+import dev.skillforge.server.store.ConversationStore;
+import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.StoreWriter;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * A real server for tests: the simulated provider on a loopback port, the OpenAI-compatible client
+ * (or the Gemini or Anthropic client, for providers in their formats) talking to it over HTTP, the skill commands
+ * on a temporary folder, conversations in an SQLite file there (optionally behind a store decorator),
+ * and the API on another port.
+ */
+public final class ServerHarness implements AutoCloseable {
+
+    /** A second configured provider, on the same simulated server, with its own model name. */
+    public static final String OTHER_PROVIDER = "other";
+    public static final String OTHER_MODEL = "other-model";
+
+    /** The key the harness's providers send (the simulation accepts any). */
+    public static final String API_KEY = "test-key";
+
+    public static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1));
+
+    /** The wire formats the simulated server speaks. */
+    public enum Format { OPENAI, GEMINI, ANTHROPIC }
+
+    /**
+     * A provider on the simulated server: its name, its model, its wire format, its context window, and its prices
+     * ({@code null}: unknown, as a simulation's are).
+     */
+    public record SimProvider(String name, String model, Format format, int contextWindow, TokenPrices prices) {
+        public static SimProvider openAi(String name, String model, int contextWindow) {
+            return new SimProvider(name, model, Format.OPENAI, contextWindow, null);
+        }
+
+        public static SimProvider gemini(String name, String model, int contextWindow) {
+            return new SimProvider(name, model, Format.GEMINI, contextWindow, null);
+        }
+
+        public static SimProvider anthropic(String name, String model, int contextWindow, TokenPrices prices) {
+            return new SimProvider(name, model, Format.ANTHROPIC, contextWindow, prices);
+        }
+
+        public boolean gemini() {
+            return format == Format.GEMINI;
+        }
+    }
+
+    /** Two named OpenAI-format providers, so tests can fix conversations to either: "sim" (the default) and {@link #OTHER_PROVIDER}. */
+    public static final List<SimProvider> DEFAULT_PROVIDERS = defaultProviders(ProviderPreset.SIM.defaultContextWindow());
+
+    public final SimProviderServer sim;
+    public final SkillForgeServer server;
+    public final SkillStore skills;
+    public final JdbcConversationStore database;
+    public final StoreWriter writer;
+    public final ConversationService conversations;
+    private boolean cacheBreaksExpected;
+
+    public ServerHarness(Path dataDir, SimResponder responder) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity());
+    }
+
+    public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, UnaryOperator.identity());
+    }
+
+    /** @param wrapStore puts a decorator (latency, outages) between the server and the real store */
+    public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                         UnaryOperator<ConversationStore> wrapStore) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, wrapStore, SecuritySettings.defaults());
+    }
+
+    /** @param security the API token, CORS origins and command allow-list (the defaults: none of them) */
+    public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security);
+    }
+
+    /** @param contextWindow the providers' context window in tokens, small to make conversations outgrow it */
+    public ServerHarness(Path dataDir, SimResponder responder, int contextWindow) throws IOException {
+        this(dataDir, responder, SecuritySettings.defaults(), defaultProviders(contextWindow));
+    }
+
+    public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                         UnaryOperator<ConversationStore> wrapStore, SecuritySettings security) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, DEFAULT_PROVIDERS, TurnLimits.DEFAULT);
+    }
+
+    /** @param providers the configured providers, all on the one simulated server; the first is the default */
+    public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security, List<SimProvider> providers) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT);
+    }
+
+    /** @param turnLimits how far one turn may go (model calls, answer size, commands) */
+    public ServerHarness(Path dataDir, SimResponder responder, TurnLimits turnLimits) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
+                DEFAULT_PROVIDERS, turnLimits);
+    }
+
+    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
+                          TurnLimits turnLimits) throws IOException {
+        sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
+        var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
+        var registry = ProviderRegistry.of(providers.getFirst().name(),
+                providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
+        server = new SkillForgeServer("127.0.0.1", 0, dataDir, turnLimits, registry,
+                JdbcConversationStore.open(null, null, null, dataDir), wrapStore, security);
+        skills = server.skills;
+        database = server.database;
+        writer = server.writer;
+        conversations = server.conversations;
+    }
+
+    private static List<SimProvider> defaultProviders(int contextWindow) {
+        return List.of(SimProvider.openAi("sim", SimProviderServer.MODEL, contextWindow),
+                SimProvider.openAi(OTHER_PROVIDER, OTHER_MODEL, contextWindow));
+    }
+
+    private ConfiguredProvider configured(SimProvider provider, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
+        return switch (provider.format()) {
+            case GEMINI -> new ConfiguredProvider(new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY,
+                    provider.model(), timeouts, retry, GeminiRequest.Options.ALL)), provider.name(), provider.model(), true,
+                    GeminiRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices());
+            case ANTHROPIC -> new ConfiguredProvider(new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), API_KEY,
+                    provider.model(), timeouts, retry, AnthropicRequest.Options.DEFAULT)), provider.name(), provider.model(), true,
+                    AnthropicRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices());
+            case OPENAI -> new ConfiguredProvider(new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY,
+                    provider.model(), true, timeouts, retry)), provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
+                    provider.name(), false, provider.contextWindow(), provider.prices());
+        };
+    }
+
+    /** For a test that makes cache breaks on purpose: {@link #close()} does not fail on them. */
+    public ServerHarness expectCacheBreaks() {
+        cacheBreaksExpected = true;
+        return this;
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.port() + path;
+    }
+
+    @Override
+    public void close() throws Exception {
+        long breaks = server.metrics.cacheBreaks();
+        server.close();
+        sim.close();
+        // The prompt-cache invariant holds in every test unless a test breaks it on purpose.
+        if (breaks > 0 && !cacheBreaksExpected) {
+            throw new AssertionError(breaks + " cache break(s): a request did not start with its conversation's previous one (see the WARN log)");
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package dev.skillforge.server.conversation;
+
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.CommandResult;
+import dev.skillforge.core.agent.ModelProvider;
+import dev.skillforge.core.agent.ModelReply;
+import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.core.agent.TurnLimits;
+import dev.skillforge.core.agent.Usage;
+import dev.skillforge.testkit.ManualClock;
+import dev.skillforge.server.json.Json;
+import dev.skillforge.server.run.AgentRun;
+import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.StoreWriter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The life of a hot conversation on an injected clock: idle eviction after ten minutes, the cap of
+ * 1,000 conversations in memory, and lease expiry between two instances, none of it waiting for real
+ * time. The services here run no background maintenance: each test calls {@code maintain()} itself.
+ */
+class HotConversationLifecycleTest {
+
+    /** No waiting for another instance's hand-over: a conversation held elsewhere is "busy" at once. */
+    private static final ConversationTimings TIMINGS = new ConversationTimings(Duration.ofSeconds(15), Duration.ofMillis(200),
+            Duration.ZERO, Duration.ofMinutes(10), 1000, Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(10));
+
+    @TempDir
+    Path data;
+    private final ManualClock clock = new ManualClock(1_800_000_000_000L);
+    private JdbcConversationStore store;
+    private StoreWriter writer;
+    private final List<AutoCloseable> opened = new ArrayList<>();
+    /** Released by a test to let a turn of {@link #blocking} answer. */
+    private final CountDownLatch answer = new CountDownLatch(1);
+
+    @BeforeEach
+    void open() {
+        store = JdbcConversationStore.open(null, null, null, data);
+        writer = new StoreWriter(store);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        answer.countDown();
+        for (AutoCloseable closeable : opened.reversed()) {
+            closeable.close();
+        }
+        writer.close();
+        store.close();
+    }
+
+    private ConversationService instance(String owner, ModelProvider provider) {
+        AgentLoop loop = new AgentLoop(provider, (command, cancellation) -> CommandResult.failed("no commands here", 1), TurnLimits.DEFAULT);
+        ConversationService service = new ConversationService(store, writer, "sys",
+                ConversationModels.single("p", "m", loop, call -> Json.object()), owner, TIMINGS, clock);
+        opened.add(service);
+        return service;
+    }
+
+    private ConversationService instance(String owner) {
+        return instance(owner, (call, listener, cancellation) -> {
+            listener.onText("ok");
+            return new ModelReply(null, Usage.UNKNOWN);
+        });
+    }
+
+    /** A provider that answers only once the test releases {@link #answer}. */
+    private ModelProvider blocking() {
+        return (call, listener, cancellation) -> {
+            try {
+                answer.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                throw new ProviderException("interrupted", "interrupted");
+            }
+            listener.onText("done");
+            return new ModelReply(null, Usage.UNKNOWN);
+        };
+    }
+
+    private static void turn(ConversationService service, String id) throws InterruptedException {
+        AgentRun run = service.startTurn(id, "hello");
+        assertThat(run.events().awaitFinished(Duration.ofSeconds(10))).isTrue();
+        assertThat(run.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    @Test
+    void anIdleConversationLeavesMemoryAfterTenMinutesAndGivesItsLeaseBack() throws Exception {
+        ConversationService a = instance("instance-a");
+        String id = a.create("t").id();
+        turn(a, id);
+
+        clock.advance(Duration.ofMinutes(10));
+        a.maintain();
+        assertThat(a.hotCount()).as("exactly ten minutes idle: still held").isEqualTo(1);
+        assertThat(store.leasesHeldBy("instance-a")).contains(id);
+
+        clock.advance(Duration.ofMillis(1));
+        a.maintain();
+        assertThat(a.hotCount()).isZero();
+        assertThat(store.leasesHeldBy("instance-a")).doesNotContain(id);
+
+        // Its lease is free: another instance takes the conversation at once, with its whole history.
+        ConversationService b = instance("instance-b");
+        turn(b, id);
+        assertThat(b.snapshot(id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
+    }
+
+    @Test
+    void aConversationWithARunningTurnIsNeverEvicted() throws Exception {
+        ConversationService a = instance("instance-a", blocking());
+        String id = a.create("t").id();
+        AgentRun run = a.startTurn(id, "hello");
+
+        clock.advance(Duration.ofHours(1));
+        a.maintain();
+        assertThat(a.hotCount()).isEqualTo(1);
+        assertThat(a.isRunning(id)).isTrue();
+
+        answer.countDown();
+        assertThat(run.awaitEnd(Duration.ofSeconds(10))).isTrue();
+        clock.advance(Duration.ofMinutes(10).plusMillis(1));
+        a.maintain();
+        assertThat(a.hotCount()).isZero();
+    }
+
+    @Test
+    void pastOneThousandConversationsTheLeastRecentlyUsedLeave() throws Exception {
+        ConversationService a = instance("instance-a");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 1002; i++) {
+            ids.add(a.create("c" + i).id());
+            clock.advance(Duration.ofMillis(1));
+        }
+        turn(a, ids.getFirst()); // the oldest is used again: now the most recent
+        a.maintain();
+
+        assertThat(a.hotCount()).isEqualTo(1000);
+        assertThat(store.leasesHeldBy("instance-a")).hasSize(1000).contains(ids.getFirst(), ids.getLast())
+                .doesNotContain(ids.get(1), ids.get(2));
+        // What left memory is still there, loaded again on use.
+        turn(a, ids.get(1));
+        assertThat(a.snapshot(ids.get(1)).entries()).hasSize(2);
+    }
+
+    @Test
+    void aLeaseExpiresWhenItsHolderStopsRenewingAndTheStaleCopyIsDropped() throws Exception {
+        ConversationService a = instance("instance-a");
+        ConversationService b = instance("instance-b");
+        String id = a.create("t").id();
+        turn(a, id);
+
+        assertThatThrownBy(() -> b.startTurn(id, "mine now?")).isInstanceOf(ConversationException.class)
+                .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
+
+        // A stops renewing (paused, partitioned): once its lease has run out, B takes the conversation.
+        clock.advance(TIMINGS.leaseTtl().plusMillis(1));
+        turn(b, id);
+        assertThat(store.leasesHeldBy("instance-b")).contains(id);
+
+        // A comes back: its renewal finds the lease gone, so its copy is dropped and never runs another turn.
+        a.maintain();
+        assertThat(a.hotCount()).isZero();
+        assertThatThrownBy(() -> a.startTurn(id, "stale")).isInstanceOf(ConversationException.class)
+                .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
+        assertThat(b.snapshot(id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
+    }
+
+    @Test
+    void aLeaseKeptAliveByRenewalNeverExpires() throws Exception {
+        ConversationService a = instance("instance-a");
+        ConversationService b = instance("instance-b");
+        String id = a.create("t").id();
+        for (int i = 0; i < 10; i++) {
+            clock.advance(TIMINGS.leaseTtl().dividedBy(2));
+            a.maintain();
+        }
+        assertThatThrownBy(() -> b.startTurn(id, "mine now?")).isInstanceOf(ConversationException.class)
+                .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
+        // B's request asks A to hand it over; A does so on its next round, as it is idle.
+        a.maintain();
+        assertThat(a.hotCount()).isZero();
+        turn(b, id);
+    }
+}

@@ -1,0 +1,199 @@
+package dev.skillforge.server.page;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.microsoft.playwright.Browser;
+import com.microsoft.playwright.BrowserContext;
+import com.microsoft.playwright.BrowserType;
+import com.microsoft.playwright.Locator;
+import com.microsoft.playwright.Page;
+import com.microsoft.playwright.Playwright;
+import com.microsoft.playwright.assertions.LocatorAssertions;
+import com.microsoft.playwright.assertions.PlaywrightAssertions;
+import com.microsoft.playwright.options.ReducedMotion;
+import dev.skillforge.testkit.ServerHarness;
+import dev.skillforge.testkit.SseClient;
+import dev.skillforge.server.provider.sim.SimResponder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Pattern;
+
+import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The chat page in a real browser: Debian's headless Chromium driven by Playwright, against a real
+ * server ({@link ServerHarness}) whose simulated provider answers from each test's script.
+ *
+ * <p>One browser per test class, a fresh context (cookies, storage) and page per test. Every test
+ * leaves a screenshot at {@code target/screenshots/<test>.png}, also when it fails, and fails when
+ * the page threw an uncaught error or the browser refused something (a CSP violation, for one).
+ */
+abstract class BrowserTest {
+
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path SCREENSHOTS = Path.of("target", "screenshots");
+    static final List<String> CHROMIUM_ARGS = List.of("--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run");
+    /** What the page's auto-waiting assertions wait for at most: turns here take well under a second. */
+    static final double WAIT_MS = 10_000;
+
+    private static Playwright playwright;
+    static Browser browser;
+
+    @TempDir
+    Path data;
+    ServerHarness server;
+    BrowserContext context;
+    Page page;
+    final List<String> browserErrors = new CopyOnWriteArrayList<>();
+    private String testName;
+
+    @BeforeAll
+    static void launchChromium() {
+        if (!Files.isExecutable(CHROMIUM)) {
+            fail("The browser tests need Debian's Chromium at " + CHROMIUM + " and it is not there. Install it with "
+                    + "`apt-get update && apt-get install -y --no-install-recommends chromium` "
+                    + "(./skillforge test does this by itself when run as root).");
+        }
+        PlaywrightAssertions.setDefaultAssertionTimeout(WAIT_MS);
+        playwright = Playwright.create(new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")));
+        browser = playwright.chromium().launch(new BrowserType.LaunchOptions()
+                .setExecutablePath(CHROMIUM).setHeadless(true).setArgs(CHROMIUM_ARGS));
+    }
+
+    @AfterAll
+    static void closeChromium() {
+        if (browser != null) {
+            browser.close();
+        }
+        if (playwright != null) {
+            playwright.close();
+        }
+    }
+
+    @BeforeEach
+    void name(TestInfo info) {
+        testName = info.getTestMethod().orElseThrow().getName();
+    }
+
+    @AfterEach
+    void screenshotAndClose() throws Exception {
+        try {
+            if (page != null && !page.isClosed()) {
+                screenshot(testName);
+            }
+        } finally {
+            if (context != null) {
+                context.close();
+            }
+            if (server != null) {
+                server.close();
+            }
+        }
+        if (!browserErrors.isEmpty()) {
+            fail("The page reported errors: " + browserErrors);
+        }
+    }
+
+    /** Starts the server with this test's simulated provider. */
+    ServerHarness start(SimResponder responder) throws IOException {
+        server = new ServerHarness(data, responder);
+        return server;
+    }
+
+    /** Starts the server with this test's simulated provider and a context window of {@code contextWindow} tokens. */
+    ServerHarness start(SimResponder responder, int contextWindow) throws IOException {
+        server = new ServerHarness(data, responder, contextWindow);
+        return server;
+    }
+
+    /** Starts the server with one provider only, "sim" (the harness has two by default). */
+    ServerHarness startWithOneProvider(SimResponder responder) throws IOException {
+        server = new ServerHarness(data, responder, dev.skillforge.server.config.SecuritySettings.defaults(),
+                List.of(ServerHarness.SimProvider.openAi("sim", dev.skillforge.server.provider.sim.SimProviderServer.MODEL,
+                        dev.skillforge.server.config.ProviderPreset.SIM.defaultContextWindow())));
+        return server;
+    }
+
+    /** Starts the server with {@code providers} on the simulated server, the first the default. */
+    ServerHarness start(SimResponder responder, List<ServerHarness.SimProvider> providers) throws IOException {
+        server = new ServerHarness(data, responder, dev.skillforge.server.config.SecuritySettings.defaults(), providers);
+        return server;
+    }
+
+    /** Opens the page at {@code path} of the server in a fresh browser context (desktop size). */
+    Page open(String path) {
+        return open(path, 1280, 860, null);
+    }
+
+    Page open(String path, int width, int height, com.microsoft.playwright.options.ColorScheme scheme) {
+        Browser.NewContextOptions options = new Browser.NewContextOptions().setViewportSize(width, height).setAcceptDownloads(true)
+                .setReducedMotion(ReducedMotion.REDUCE); // no transitions: screenshots show the settled page
+        if (scheme != null) {
+            options.setColorScheme(scheme);
+        }
+        context = browser.newContext(options);
+        page = context.newPage();
+        page.onPageError(error -> browserErrors.add("uncaught: " + error));
+        page.onConsoleMessage(message -> {
+            // A missing image (the XSS payload's src=x) is a 404, not a page error.
+            if (message.type().equals("error") && !message.text().startsWith("Failed to load resource")) {
+                browserErrors.add("console: " + message.text());
+            }
+        });
+        page.navigate(server.url(path));
+        assertThat(page.locator("body[data-ready=true]")).hasCount(1);
+        return page;
+    }
+
+    void screenshot(String name) throws IOException {
+        Files.createDirectories(SCREENSHOTS);
+        page.screenshot(new Page.ScreenshotOptions().setPath(SCREENSHOTS.resolve(name + ".png")));
+    }
+
+    /** Types a message into the composer and sends it with Enter. */
+    void sendMessage(String text) {
+        Locator input = page.locator("#input");
+        input.fill(text);
+        input.press("Enter");
+    }
+
+    Locator turns() {
+        return page.locator("#turns > .turn");
+    }
+
+    /** Waits until the turn is over (complete, cancelled, failed or interrupted). */
+    Locator awaitEnd(Locator turn) {
+        assertThat(turn).hasAttribute("data-status", Pattern.compile("complete|cancelled|failed|interrupted"),
+                new LocatorAssertions.HasAttributeOptions().setTimeout(WAIT_MS));
+        return turn;
+    }
+
+    Locator command(Locator turn, String commandId) {
+        return turn.locator("[data-command-id=\"" + commandId + "\"]");
+    }
+
+    /** The conversation id the page shows (from its address). */
+    String conversationId() {
+        String hash = (String) page.evaluate("() => location.hash");
+        if (!hash.startsWith("#/c/")) {
+            fail("The page shows no stored conversation: location.hash is '" + hash + "'");
+        }
+        return hash.substring("#/c/".length());
+    }
+
+    JsonNode conversation(String id) throws IOException, InterruptedException {
+        return SseClient.get(server.url("/api/conversations/" + id)).json();
+    }
+}
