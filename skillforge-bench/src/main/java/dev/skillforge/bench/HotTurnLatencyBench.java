@@ -2,7 +2,6 @@ package dev.skillforge.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -63,7 +62,7 @@ final class HotTurnLatencyBench {
                 plainTimes[i] = firstEventMillis(http, plain, plainId);
                 slowTimes[i] = firstEventMillis(http, slow, slowId);
             }
-            long slowBacklog = slow.writer.pending();
+            long slowBacklog = slow.writer().pending();
             report(out, turns, plainTimes, slowTimes, slowBacklog);
         } finally {
             try (var files = Files.walk(work)) {
@@ -76,8 +75,8 @@ final class HotTurnLatencyBench {
         var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), null, SimProviderServer.MODEL,
                 true, new StreamingHttp.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(30)), RetryPolicy.DEFAULT));
         var provider = new ConfiguredProvider(client, "sim", SimProviderServer.MODEL, true, OpenAiChatRequest::messages, () -> { });
-        return new SkillForgeServer("127.0.0.1", 0, dataDir, TurnLimits.DEFAULT, provider,
-                JdbcConversationStore.open(null, null, null, dataDir), wrap);
+        return SkillForgeServer.builder(dataDir).provider(provider)
+                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrap).start();
     }
 
     private static String create(HttpClient http, SkillForgeServer server) throws Exception {

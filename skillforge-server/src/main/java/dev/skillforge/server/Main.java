@@ -2,6 +2,7 @@ package dev.skillforge.server;
 
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.config.Settings;
+import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.mcp.McpStdio;
 import dev.skillforge.server.mcp.SkillForgeMcp;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -9,15 +10,16 @@ import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.sim.DemoAgent;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.web.PortInUseException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.UnaryOperator;
 
 /** The command line: {@code serve} (the default), {@code mcp} and {@code sim-provider}. */
 public final class Main {
@@ -34,7 +36,12 @@ public final class Main {
     private Main() {
     }
 
-    public static void main(String[] args) throws Exception {
+    /**
+     * Runs a command. Whatever fails at start ends the process with one line on stderr and a non-zero code
+     * (2: a setting or the command line is wrong; 1: anything else, with its stack trace in the log), never
+     * with a process that hangs on, serving nothing.
+     */
+    public static void main(String[] args) {
         String command = args.length == 0 ? "serve" : args[0];
         try {
             switch (command) {
@@ -42,10 +49,16 @@ public final class Main {
                 case "mcp" -> mcp();
                 case "sim-provider" -> simProvider(args);
                 case "help", "--help", "-h" -> System.out.print(USAGE);
-                default -> fail("unknown command '" + command + "'\n" + USAGE);
+                default -> fail(2, "unknown command '" + command + "'\n" + USAGE);
             }
-        } catch (IllegalArgumentException e) {
-            fail(e.getMessage());
+        } catch (PortInUseException e) {
+            fail(2, e.getMessage() + ("serve".equals(command) ? ": set FORGE_PORT to another port (llama.cpp's server also takes 8080)"
+                    : ": choose another with --port"));
+        } catch (ConfigurationException e) {
+            fail(2, e.getMessage());
+        } catch (Exception | Error e) {
+            log.error("start failed", e);
+            fail(1, "could not start: " + e);
         }
     }
 
@@ -53,24 +66,24 @@ public final class Main {
         Settings settings = Settings.fromEnvironment();
         SecuritySettings security = SecuritySettings.fromEnvironment();
         security.checkBinding(settings.host()); // refuses to start before anything is opened
-        Files.createDirectories(settings.dataDir());
-        JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
-        ProviderRegistry providers = ProviderFactory.registry(settings);
-        ConfiguredProvider provider = providers.defaultProvider();
-        SkillForgeServer server;
-        try {
-            server = new SkillForgeServer(settings.host(), settings.port(), settings.dataDir(), settings.turnLimits(), providers,
-                    database, UnaryOperator.identity(), security);
-        } catch (RuntimeException e) { // a sandbox that does not work here, a port in use: what was opened is closed
-            database.close();
-            providers.close();
-            throw e;
-        }
+        SkillForgeServer server = SkillForgeServer.builder(settings.dataDir())
+                .address(settings.host(), settings.port())
+                .turnLimits(settings.turnLimits())
+                .security(security)
+                .database(openDatabase(settings))
+                .providers(ProviderFactory.registry(settings))
+                .start();
+        ConfiguredProvider provider = server.providers().defaultProvider();
         log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
-                database.database().description());
+                server.database().database().description());
         log.info("Security: {}", security);
         awaitShutdown(server);
+    }
+
+    private static JdbcConversationStore openDatabase(Settings settings) throws IOException {
+        Files.createDirectories(settings.dataDir());
+        return JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
     }
 
     /**
@@ -82,23 +95,18 @@ public final class Main {
         OutputStream protocol = new FileOutputStream(FileDescriptor.out);
         System.setOut(System.err);
         Settings settings = Settings.fromEnvironment();
-        SecuritySettings security = SecuritySettings.fromEnvironment();
-        Files.createDirectories(settings.dataDir());
-        JdbcConversationStore database = JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
-        ProviderRegistry providers = ProviderFactory.registry(settings);
-        SkillForgeCore core;
-        try {
-            core = new SkillForgeCore(settings.dataDir(), settings.turnLimits(), providers, database, UnaryOperator.identity(), security);
-        } catch (RuntimeException e) { // a sandbox that does not work here: what was opened is closed
-            database.close();
-            providers.close();
-            throw e;
-        }
-        SkillForgeMcp mcp = new SkillForgeMcp(core.conversations, core.skills, providers.names(), providers.defaultName());
+        SkillForgeCore core = SkillForgeCore.builder(settings.dataDir())
+                .turnLimits(settings.turnLimits())
+                .security(SecuritySettings.fromEnvironment())
+                .database(openDatabase(settings))
+                .providers(ProviderFactory.registry(settings))
+                .start();
+        ProviderRegistry providers = core.providers();
+        SkillForgeMcp mcp = new SkillForgeMcp(core.conversations(), core.skills(), providers.names(), providers.defaultName());
         McpStdio stdio = McpStdio.start(mcp, System.in, protocol);
         ConfiguredProvider provider = providers.defaultProvider();
         log.info("SkillForge MCP on stdio with provider {} ({}){}; conversations in {}", provider.name(), provider.modelName(),
-                provider.simulated() ? ", a simulation: no model, no network" : "", database.database().description());
+                provider.simulated() ? ", a simulation: no model, no network" : "", core.database().database().description());
         Thread.ofPlatform().daemon().name("stdin-end").start(() -> {
             try {
                 stdio.awaitEnd();
@@ -122,7 +130,7 @@ public final class Main {
             switch (args[i]) {
                 case "--host" -> host = value(args, ++i);
                 case "--port" -> port = parsePort(value(args, i + 1 < args.length ? ++i : i + 1));
-                default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'\n" + USAGE);
+                default -> throw new ConfigurationException("unknown option '" + args[i] + "'\n" + USAGE);
             }
         }
         SimProviderServer sim = SimProviderServer.start(host, port, new DemoAgent(ConfiguredProvider.DEMO_CHUNK_DELAY));
@@ -133,7 +141,7 @@ public final class Main {
 
     private static String value(String[] args, int i) {
         if (i >= args.length) {
-            throw new IllegalArgumentException("option " + args[i - 1] + " needs a value");
+            throw new ConfigurationException("option " + args[i - 1] + " needs a value");
         }
         return args[i];
     }
@@ -146,16 +154,19 @@ public final class Main {
             }
             return port;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--port must be a number from 0 to 65535, was " + text);
+            throw new ConfigurationException("--port must be a number from 0 to 65535, was " + text);
         }
     }
 
-    /** Blocks until the JVM is asked to stop, then closes what was started. */
+    /** Blocks until the JVM is asked to stop (SIGTERM, Ctrl-C), then closes what was started, saying so. */
     private static void awaitShutdown(AutoCloseable resources) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            long started = System.nanoTime();
+            log.info("Stopping: no new requests; running turns are stopped and every write is flushed");
             try {
                 resources.close();
+                log.info("Stopped in {} ms", (System.nanoTime() - started) / 1_000_000);
             } catch (Exception e) {
                 log.warn("shutdown: {}", e.toString());
             }
@@ -164,8 +175,8 @@ public final class Main {
         stopped.await();
     }
 
-    private static void fail(String message) {
+    private static void fail(int code, String message) {
         System.err.println("skillforge: " + message);
-        System.exit(2);
+        System.exit(code);
     }
 }

@@ -4,6 +4,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.config.SecuritySettings;
+import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.conversation.InstanceIdentity;
@@ -25,6 +26,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
+import java.util.Objects;
 import java.util.function.UnaryOperator;
 
 /**
@@ -35,49 +37,196 @@ import java.util.function.UnaryOperator;
  */
 public final class SkillForgeCore implements AutoCloseable {
 
-    public final SkillStore skills;
-    public final JdbcConversationStore database;
-    public final ConversationStore store;
-    public final StoreWriter writer;
-    public final ConversationService conversations;
-    /** What happened to the model's commands (run, refused, killed…). */
-    public final CommandStats commandStats = new CommandStats();
-    /** Where allowed programs run: {@code dataDir/workspace}. */
-    public final Workspace workspace;
-    /** Runs, iterations, commands, tokens, cache breaks, latencies ({@code GET /metrics}). */
-    public final ServerMetrics metrics = new ServerMetrics();
-    /** The loop of stateless {@code /api/agent} turns: the default provider, without a prefix guard. */
-    public final AgentLoop statelessLoop;
+    private final SkillStore skills;
+    private final JdbcConversationStore database;
+    private final ConversationStore store;
+    private final StoreWriter writer;
+    private final ConversationService conversations;
+    private final CommandStats commandStats;
+    private final Workspace workspace;
+    private final ServerMetrics metrics;
+    private final AgentLoop statelessLoop;
     private final ProviderRegistry providers;
     private final InstanceIdentity identity;
 
-    /**
-     * @param providers every configured provider, owned from here on (closed with this); new conversations use the default one
-     * @param database  the store, owned from here on (closed with this)
-     * @param wrapStore a decorator between the conversations and the database (identity in production;
-     *                  injected latency or outages in tests and benchmarks)
-     * @param security  what the model's commands may run, in which sandbox
-     * @throws IllegalArgumentException when programs are allowed and their sandbox does not work here
-     */
-    public SkillForgeCore(Path dataDir, TurnLimits turnLimits, ProviderRegistry providers, JdbcConversationStore database,
-                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security) throws IOException {
-        Files.createDirectories(dataDir);
-        this.workspace = Workspace.at(dataDir.resolve("workspace"));
-        Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspace); // probed before anything starts
+    private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
+                           StoreWriter writer, InstanceIdentity identity, SkillStore skills, Workspace workspace,
+                           CommandStats commandStats, ServerMetrics metrics, AgentLoop statelessLoop, ConversationService conversations) {
         this.providers = providers;
-        this.skills = new SkillStore(dataDir.resolve("skills"));
         this.database = database;
-        this.store = wrapStore.apply(database);
-        this.writer = new StoreWriter(store);
-        this.identity = InstanceIdentity.of(dataDir);
-        ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills),
-                new ProcessRunner(security.commands(), workspace, sandbox, security.limits(), commandStats), commandStats), turnLimits, metrics,
-                PrefixGuard.strictByProperty());
-        this.statelessLoop = models.statelessLoop();
-        this.conversations = new ConversationService(store, writer, SystemPrompt.TEXT, models, identity.id(),
-                ConversationTimings.DEFAULTS, InstantSource.system());
-        conversations.recover();
-        conversations.startMaintenance();
+        this.store = store;
+        this.writer = writer;
+        this.identity = identity;
+        this.skills = skills;
+        this.workspace = workspace;
+        this.commandStats = commandStats;
+        this.metrics = metrics;
+        this.statelessLoop = statelessLoop;
+        this.conversations = conversations;
+        opened.keep();
+    }
+
+    /** A core on the data folder {@code dataDir}; everything else has a default but the providers and the database. */
+    public static Builder builder(Path dataDir) {
+        return new Builder(dataDir);
+    }
+
+    /**
+     * How a core is made. The providers and the database are handed over: from {@link #start()} on they belong to the
+     * core (closed with it), and a start that fails halfway closes them with everything it had opened.
+     */
+    public static final class Builder {
+        private final Path dataDir;
+        private TurnLimits turnLimits = TurnLimits.DEFAULT;
+        private ProviderRegistry providers;
+        private JdbcConversationStore database;
+        private UnaryOperator<ConversationStore> wrapStore = UnaryOperator.identity();
+        private SecuritySettings security = SecuritySettings.defaults();
+        private ConversationTimings timings = ConversationTimings.DEFAULTS;
+        private InstantSource clock = InstantSource.system();
+
+        private Builder(Path dataDir) {
+            this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
+        }
+
+        /** How far one turn may go (model calls, answer size, commands); {@link TurnLimits#DEFAULT} by default. */
+        public Builder turnLimits(TurnLimits limits) {
+            this.turnLimits = Objects.requireNonNull(limits);
+            return this;
+        }
+
+        /** Every configured provider; new conversations and stateless turns use the default one. */
+        public Builder providers(ProviderRegistry registry) {
+            this.providers = Objects.requireNonNull(registry);
+            return this;
+        }
+
+        /** The conversation database (SQLite or PostgreSQL). */
+        public Builder database(JdbcConversationStore store) {
+            this.database = Objects.requireNonNull(store);
+            return this;
+        }
+
+        /** A decorator between the conversations and the database (latency or outages in tests and benchmarks). */
+        public Builder wrapStore(UnaryOperator<ConversationStore> wrap) {
+            this.wrapStore = Objects.requireNonNull(wrap);
+            return this;
+        }
+
+        /** What the model's commands may run, in which sandbox; {@link SecuritySettings#defaults()} by default. */
+        public Builder security(SecuritySettings settings) {
+            this.security = Objects.requireNonNull(settings);
+            return this;
+        }
+
+        /** Leases, hand-over and eviction; {@link ConversationTimings#DEFAULTS} by default. */
+        public Builder conversationTimings(ConversationTimings conversationTimings) {
+            this.timings = Objects.requireNonNull(conversationTimings);
+            return this;
+        }
+
+        /** The time for records, leases and idle eviction; the system clock by default. */
+        public Builder clock(InstantSource source) {
+            this.clock = Objects.requireNonNull(source);
+            return this;
+        }
+
+        SecuritySettings security() {
+            return security;
+        }
+
+        /** The start is off (refused before the core opened anything): closes the providers and the database handed over. */
+        void abandon(Throwable failure) {
+            Opened handedOver = new Opened();
+            if (providers != null) {
+                handedOver.add(providers);
+            }
+            if (database != null) {
+                handedOver.add(database);
+            }
+            handedOver.closeAll(failure);
+        }
+
+        /**
+         * Opens the store's writer, takes the data folder's instance identity, checks the sandbox, recovers what a
+         * previous life of this instance left, and starts keeping leases.
+         *
+         * @throws ConfigurationException when programs are allowed and their sandbox does not work here
+         * @throws IOException            when the data folder cannot be made or read
+         */
+        public SkillForgeCore start() throws IOException {
+            if (providers == null || database == null) {
+                throw new IllegalStateException("a core needs its providers and its database");
+            }
+            Opened opened = new Opened();
+            opened.add(providers);
+            opened.add(database);
+            try {
+                Files.createDirectories(dataDir);
+                Workspace workspace = Workspace.at(dataDir.resolve("workspace"));
+                Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspace); // probed before anything starts
+                SkillStore skills = new SkillStore(dataDir.resolve("skills"));
+                ConversationStore store = wrapStore.apply(database);
+                StoreWriter writer = opened.add(new StoreWriter(store));
+                InstanceIdentity identity = opened.add(InstanceIdentity.of(dataDir));
+                CommandStats commandStats = new CommandStats();
+                ServerMetrics metrics = new ServerMetrics();
+                ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills),
+                        new ProcessRunner(security.commands(), workspace, sandbox, security.limits(), commandStats), commandStats),
+                        turnLimits, metrics, PrefixGuard.strictByProperty());
+                ConversationService conversations = opened.add(new ConversationService(store, writer, SystemPrompt.TEXT, models,
+                        identity.id(), timings, clock));
+                conversations.recover();
+                conversations.startMaintenance();
+                return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, workspace, commandStats,
+                        metrics, models.statelessLoop(), conversations);
+            } catch (IOException | RuntimeException e) {
+                opened.closeAll(e);
+                throw e;
+            }
+        }
+    }
+
+    public SkillStore skills() {
+        return skills;
+    }
+
+    /** The database itself, beneath any decorator. */
+    public JdbcConversationStore database() {
+        return database;
+    }
+
+    /** The store the conversations write to (the database, or the decorator around it). */
+    public ConversationStore store() {
+        return store;
+    }
+
+    public StoreWriter writer() {
+        return writer;
+    }
+
+    public ConversationService conversations() {
+        return conversations;
+    }
+
+    /** What happened to the model's commands (run, refused, killed…). */
+    public CommandStats commandStats() {
+        return commandStats;
+    }
+
+    /** Where allowed programs run: {@code dataDir/workspace}. */
+    public Workspace workspace() {
+        return workspace;
+    }
+
+    /** Runs, iterations, commands, tokens, cache breaks, latencies ({@code GET /metrics}). */
+    public ServerMetrics metrics() {
+        return metrics;
+    }
+
+    /** The loop of stateless {@code /api/agent} turns: the default provider, without a prefix guard. */
+    public AgentLoop statelessLoop() {
+        return statelessLoop;
     }
 
     /** Every configured provider by name. */

@@ -3,6 +3,8 @@ package dev.skillforge.server;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.ConversationTimings;
+import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.exec.CommandStats;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.http.ApiServer;
@@ -20,9 +22,12 @@ import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.web.PortInUseException;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.Objects;
 import java.util.function.UnaryOperator;
 
 /**
@@ -33,75 +38,176 @@ import java.util.function.UnaryOperator;
  */
 public final class SkillForgeServer implements AutoCloseable {
 
-    public final SkillStore skills;
-    public final JdbcConversationStore database;
-    public final ConversationStore store;
-    public final StoreWriter writer;
-    public final ConversationService conversations;
-    public final ApiServer api;
-    /** What happened to the model's commands (run, refused, killed…). */
-    public final CommandStats commandStats;
-    /** Where allowed programs run: {@code dataDir/workspace}. */
-    public final Workspace workspace;
-    /** Runs, iterations, commands, tokens, cache breaks, latencies ({@code GET /metrics}). */
-    public final ServerMetrics metrics;
     private final SkillForgeCore core;
     private final SkillForgeMcp mcp;
+    private final ApiServer api;
 
-    /** A server whose only provider is {@code provider} (tests, benchmarks). */
-    public SkillForgeServer(String host, int port, Path dataDir, TurnLimits turnLimits, ConfiguredProvider provider,
-                            JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore) throws IOException {
-        this(host, port, dataDir, turnLimits, ProviderRegistry.single(provider), database, wrapStore);
+    private SkillForgeServer(SkillForgeCore core, SkillForgeMcp mcp, ApiServer api) {
+        this.core = core;
+        this.mcp = mcp;
+        this.api = api;
+    }
+
+    /** A server on the data folder {@code dataDir}; everything else has a default but the providers and the database. */
+    public static Builder builder(Path dataDir) {
+        return new Builder(dataDir);
     }
 
     /**
-     * @param turnLimits how far one turn may go (model calls, answer size, commands)
-     * @param providers every configured provider, owned by the server from here on (closed with it);
-     *                  turns use the default one
-     * @param database  the store, owned by the server from here on (closed with it)
-     * @param wrapStore a decorator between the server and the database (identity in production;
-     *                  injected latency or outages in tests and benchmarks)
+     * How a server is made: a {@link SkillForgeCore} and its address. The providers and the database are handed over
+     * (closed with the server), and a start that fails halfway (a port in use, a sandbox that does not work here)
+     * closes everything it had opened before it throws.
      */
-    public SkillForgeServer(String host, int port, Path dataDir, TurnLimits turnLimits, ProviderRegistry providers,
-                            JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore) throws IOException {
-        this(host, port, dataDir, turnLimits, providers, database, wrapStore, SecuritySettings.defaults());
-    }
+    public static final class Builder {
+        private final SkillForgeCore.Builder core;
+        private String host = "127.0.0.1";
+        private int port;
 
-    /**
-     * @param security the API token, CORS origins, and what the model's commands may run, in which sandbox
-     * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token, or
-     *                                  programs are allowed and their sandbox does not work here
-     */
-    public SkillForgeServer(String host, int port, Path dataDir, TurnLimits turnLimits, ProviderRegistry providers,
-                            JdbcConversationStore database, UnaryOperator<ConversationStore> wrapStore,
-                            SecuritySettings security) throws IOException {
-        security.checkBinding(host); // before anything starts
-        this.core = new SkillForgeCore(dataDir, turnLimits, providers, database, wrapStore, security);
-        this.skills = core.skills;
-        this.database = core.database;
-        this.store = core.store;
-        this.writer = core.writer;
-        this.conversations = core.conversations;
-        this.commandStats = core.commandStats;
-        this.workspace = core.workspace;
-        this.metrics = core.metrics;
-        this.mcp = new SkillForgeMcp(conversations, skills, providers.names(), providers.defaultName());
-        ConfiguredProvider provider = providers.defaultProvider();
-        HttpSecurity httpSecurity = new HttpSecurity(security);
-        this.api = ApiServer.start(host, port, core.statelessLoop, SystemPrompt.TEXT,
-                new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
-                new ConversationRoutes(conversations), new SkillRoutes(skills),
-                new ApiServer.Observability(() -> metrics.runObserver(provider.name(), provider.modelName(), ServerMetrics.STATELESS),
-                        metrics::scrape),
-                httpSecurity, () -> {
-                    var counts = Json.object();
-                    commandStats.snapshot().forEach(counts::put);
-                    return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
-                }, config -> McpHttpDoor.mount(config, mcp, httpSecurity));
+        private Builder(Path dataDir) {
+            this.core = SkillForgeCore.builder(dataDir);
+        }
+
+        /** Where to listen; {@code 127.0.0.1} and any free port by default. */
+        public Builder address(String listenHost, int listenPort) {
+            this.host = Objects.requireNonNull(listenHost);
+            this.port = listenPort;
+            return this;
+        }
+
+        /** @see SkillForgeCore.Builder#turnLimits */
+        public Builder turnLimits(TurnLimits limits) {
+            core.turnLimits(limits);
+            return this;
+        }
+
+        /** @see SkillForgeCore.Builder#providers */
+        public Builder providers(ProviderRegistry registry) {
+            core.providers(registry);
+            return this;
+        }
+
+        /** One provider, the only one (tests, benchmarks). */
+        public Builder provider(ConfiguredProvider provider) {
+            return providers(ProviderRegistry.single(provider));
+        }
+
+        /** @see SkillForgeCore.Builder#database */
+        public Builder database(JdbcConversationStore store) {
+            core.database(store);
+            return this;
+        }
+
+        /** @see SkillForgeCore.Builder#wrapStore */
+        public Builder wrapStore(UnaryOperator<ConversationStore> wrap) {
+            core.wrapStore(wrap);
+            return this;
+        }
+
+        /** The API token, CORS origins, allowed hosts, connection limits, and what the model's commands may run. */
+        public Builder security(SecuritySettings settings) {
+            core.security(settings);
+            return this;
+        }
+
+        /** @see SkillForgeCore.Builder#conversationTimings */
+        public Builder conversationTimings(ConversationTimings timings) {
+            core.conversationTimings(timings);
+            return this;
+        }
+
+        /** @see SkillForgeCore.Builder#clock */
+        public Builder clock(InstantSource source) {
+            core.clock(source);
+            return this;
+        }
+
+        /**
+         * Starts the core, then the HTTP API and {@code /mcp} on the address.
+         *
+         * @throws ConfigurationException when the host is not a loopback address and there is no token, or programs are
+         *                                allowed and their sandbox does not work here
+         * @throws PortInUseException     when the address is taken
+         */
+        public SkillForgeServer start() throws IOException {
+            SecuritySettings security = core.security();
+            try {
+                security.checkBinding(host); // before anything starts
+            } catch (RuntimeException e) {
+                core.abandon(e);
+                throw e;
+            }
+            SkillForgeCore started = core.start();
+            Opened opened = new Opened();
+            opened.add(started);
+            try {
+                SkillForgeMcp mcp = opened.add(new SkillForgeMcp(started.conversations(), started.skills(),
+                        started.providers().names(), started.providers().defaultName()));
+                ApiServer api = startApi(started, mcp, security);
+                opened.keep();
+                return new SkillForgeServer(started, mcp, api);
+            } catch (RuntimeException e) {
+                opened.closeAll(e);
+                throw e;
+            }
+        }
+
+        private ApiServer startApi(SkillForgeCore started, SkillForgeMcp mcp, SecuritySettings security) {
+            ProviderRegistry providers = started.providers();
+            ConfiguredProvider provider = providers.defaultProvider();
+            ServerMetrics metrics = started.metrics();
+            HttpSecurity httpSecurity = new HttpSecurity(security);
+            return ApiServer.start(host, port, started.statelessLoop(), SystemPrompt.TEXT,
+                    new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
+                    new ConversationRoutes(started.conversations()), new SkillRoutes(started.skills()),
+                    new ApiServer.Observability(() -> metrics.runObserver(provider.name(), provider.modelName(), ServerMetrics.STATELESS),
+                            metrics::scrape),
+                    httpSecurity, () -> {
+                        var counts = Json.object();
+                        started.commandStats().snapshot().forEach(counts::put);
+                        return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
+                    }, config -> McpHttpDoor.mount(config, mcp, httpSecurity));
+        }
     }
 
     public int port() {
         return api.port();
+    }
+
+    /** Everything but the doors: conversations, skills, the store, the metrics. */
+    public SkillForgeCore core() {
+        return core;
+    }
+
+    public SkillStore skills() {
+        return core.skills();
+    }
+
+    /** The database itself, beneath any decorator. */
+    public JdbcConversationStore database() {
+        return core.database();
+    }
+
+    public StoreWriter writer() {
+        return core.writer();
+    }
+
+    public ConversationService conversations() {
+        return core.conversations();
+    }
+
+    /** What happened to the model's commands (run, refused, killed…). */
+    public CommandStats commandStats() {
+        return core.commandStats();
+    }
+
+    /** Where allowed programs run: {@code dataDir/workspace}. */
+    public Workspace workspace() {
+        return core.workspace();
+    }
+
+    /** Runs, iterations, commands, tokens, cache breaks, latencies ({@code GET /metrics}). */
+    public ServerMetrics metrics() {
+        return core.metrics();
     }
 
     /** Every configured provider by name. */

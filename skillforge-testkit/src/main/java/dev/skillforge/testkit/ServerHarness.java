@@ -129,12 +129,12 @@ public final class ServerHarness implements AutoCloseable {
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
                 providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
-        server = new SkillForgeServer("127.0.0.1", 0, dataDir, turnLimits, registry,
-                JdbcConversationStore.open(null, null, null, dataDir), wrapStore, security);
-        skills = server.skills;
-        database = server.database;
-        writer = server.writer;
-        conversations = server.conversations;
+        server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
+                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrapStore).security(security).start();
+        skills = server.skills();
+        database = server.database();
+        writer = server.writer();
+        conversations = server.conversations();
     }
 
     private static List<SimProvider> defaultProviders(int contextWindow) {
@@ -168,7 +168,7 @@ public final class ServerHarness implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        long breaks = server.metrics.cacheBreaks();
+        long breaks = server.metrics().cacheBreaks();
         server.close();
         sim.close();
         // The prompt-cache invariant holds in every test unless a test breaks it on purpose.

@@ -97,7 +97,7 @@ public final class ServerProcess implements AutoCloseable {
             } catch (AssertionError e) {
                 server.kill();
                 // The free port can be taken between our probe and the child's bind: try another.
-                if (!server.output().contains("Failed to bind") && !server.output().contains("Address already in use")) {
+                if (!server.output().contains("is already in use by another program")) {
                     throw e;
                 }
                 last = e;
@@ -112,9 +112,14 @@ public final class ServerProcess implements AutoCloseable {
      * @throws AssertionError when it is still running after the start timeout (it started instead)
      */
     public static ServerProcess refusing(String name, Path dataDir, Map<String, String> env) throws IOException, InterruptedException {
+        return refusing(name, dataDir, env, freePort());
+    }
+
+    /** As {@link #refusing(String, Path, Map)}, told to listen on {@code port}. */
+    public static ServerProcess refusing(String name, Path dataDir, Map<String, String> env, int port) throws IOException, InterruptedException {
         Path logs = Path.of("target", "process-logs").toAbsolutePath();
         Files.createDirectories(logs);
-        ServerProcess server = launch(name, dataDir, env, freePort(), logs.resolve(name + ".log"));
+        ServerProcess server = launch(name, dataDir, env, port, logs.resolve(name + ".log"));
         if (!server.process.waitFor(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
             server.kill();
             throw new AssertionError("server " + name + " started instead of refusing; its output:\n" + server.tail());

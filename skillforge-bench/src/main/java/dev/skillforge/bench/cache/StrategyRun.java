@@ -1,7 +1,6 @@
 package dev.skillforge.bench.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -15,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /**
@@ -39,7 +37,7 @@ final class StrategyRun {
             ConversationClient client = new ConversationClient(server.port());
             List<ConversationResult> results = new ArrayList<>();
             for (ScriptedConversation conversation : suite) {
-                long breaksBefore = server.metrics.cacheBreaks();
+                long breaksBefore = server.metrics().cacheBreaks();
                 String id = client.create(conversation.name());
                 List<ConversationResult.Call> calls = new ArrayList<>();
                 int failed = 0;
@@ -60,7 +58,7 @@ final class StrategyRun {
                         }
                     }
                 }
-                results.add(new ConversationResult(conversation, calls, failed, server.metrics.cacheBreaks() - breaksBefore, cuts));
+                results.add(new ConversationResult(conversation, calls, failed, server.metrics().cacheBreaks() - breaksBefore, cuts));
             }
             return new Measurement(rule, strategy, results);
         } finally {
@@ -68,14 +66,16 @@ final class StrategyRun {
         }
     }
 
+    /** The server owns {@code providers} from here on: a start that fails closes them. */
     private static SkillForgeServer server(Path data, ProviderRegistry providers) throws Exception {
+        JdbcConversationStore database;
         try {
-            return new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, providers,
-                    JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity());
-        } catch (Exception | Error e) {
-            providers.close(); // the server owns them only once it started
+            database = JdbcConversationStore.open(null, null, null, data);
+        } catch (RuntimeException e) {
+            providers.close();
             throw e;
         }
+        return SkillForgeServer.builder(data).providers(providers).database(database).start();
     }
 
     /** One provider per conversation, each on its own simulated provider (closed with the server). */

@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.error.ConfigurationException;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +49,7 @@ public record AllowedHosts(Set<String> names, Set<InetAddress> addresses) {
      * Reads {@code FORGE_ALLOWED_HOSTS}: host names (as a browser sends them: lower or upper case,
      * punycode for non-ASCII, no trailing dot) and IP literals, comma-separated, without ports.
      *
-     * @throws IllegalArgumentException naming the variable and the entry, for a wildcard, a port, a
+     * @throws ConfigurationException naming the variable and the entry, for a wildcard, a port, a
      *                                  scheme, a path or anything else that is not a host
      */
     public static AllowedHosts parse(String value) {
@@ -65,7 +66,7 @@ public record AllowedHosts(Set<String> names, Set<InetAddress> addresses) {
             } else if (isName(host.toLowerCase(Locale.ROOT))) {
                 names.add(host.toLowerCase(Locale.ROOT));
             } else {
-                throw new IllegalArgumentException(VARIABLE + ": '" + host + "' is not a host name or an IP address: write names as"
+                throw new ConfigurationException(VARIABLE + ": '" + host + "' is not a host name or an IP address: write names as"
                         + " a browser sends them (forge.example.com, punycode for non-ASCII, no port, no wildcard, no trailing dot),"
                         + " IPv4 as four numbers (192.168.1.5), IPv6 in brackets ([fd00::5])");
             }

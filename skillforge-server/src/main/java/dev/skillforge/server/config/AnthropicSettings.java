@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.error.ConfigurationException;
 import java.util.Locale;
 
 /**
@@ -28,14 +29,14 @@ public record AnthropicSettings(int maxTokens, Integer thinkingBudget, String ca
 
     public AnthropicSettings {
         if (maxTokens < 1 || maxTokens > MAX_MAX_TOKENS) {
-            throw new IllegalArgumentException("max tokens must be from 1 to " + MAX_MAX_TOKENS + ", was " + maxTokens);
+            throw new ConfigurationException("max tokens must be from 1 to " + MAX_MAX_TOKENS + ", was " + maxTokens);
         }
         if (thinkingBudget != null && (thinkingBudget < MIN_THINKING_BUDGET || thinkingBudget >= maxTokens)) {
-            throw new IllegalArgumentException("the thinking budget must be at least " + MIN_THINKING_BUDGET
+            throw new ConfigurationException("the thinking budget must be at least " + MIN_THINKING_BUDGET
                     + " tokens and less than max tokens (" + maxTokens + "), was " + thinkingBudget);
         }
         if (!TTL_5M.equals(cacheTtl) && !TTL_1H.equals(cacheTtl)) {
-            throw new IllegalArgumentException("the cache TTL must be 5m or 1h, was " + cacheTtl);
+            throw new ConfigurationException("the cache TTL must be 5m or 1h, was " + cacheTtl);
         }
     }
 
@@ -43,7 +44,7 @@ public record AnthropicSettings(int maxTokens, Integer thinkingBudget, String ca
     static String ttl(String value, String where) {
         String ttl = value.strip().toLowerCase(Locale.ROOT);
         if (!TTL_5M.equals(ttl) && !TTL_1H.equals(ttl)) {
-            throw new IllegalArgumentException(where + "=" + value + " is not supported: use 5m or 1h");
+            throw new ConfigurationException(where + "=" + value + " is not supported: use 5m or 1h");
         }
         return ttl;
     }

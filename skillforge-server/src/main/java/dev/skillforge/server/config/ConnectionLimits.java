@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.error.ConfigurationException;
 import java.time.Duration;
 import java.util.Map;
 
@@ -26,10 +27,10 @@ public record ConnectionLimits(Duration idleTimeout, int maxPerClient) {
 
     public ConnectionLimits {
         if (idleTimeout.isNegative() || idleTimeout.isZero()) {
-            throw new IllegalArgumentException("the idle timeout must be positive, was " + idleTimeout);
+            throw new ConfigurationException("the idle timeout must be positive, was " + idleTimeout);
         }
         if (maxPerClient < 1 || maxPerClient > MAX_CONNECTIONS) {
-            throw new IllegalArgumentException("connections per client must be 1 to " + MAX_CONNECTIONS + ", was " + maxPerClient);
+            throw new ConfigurationException("connections per client must be 1 to " + MAX_CONNECTIONS + ", was " + maxPerClient);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.error.ConfigurationException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -106,7 +107,7 @@ public enum ProviderPreset {
                 return preset;
             }
         }
-        throw new IllegalArgumentException(variable + "=" + value + " is not supported: use " + names());
+        throw new ConfigurationException(variable + "=" + value + " is not supported: use " + names());
     }
 
     /** All ids, for messages: {@code sim, openai, gemini, …}. */

@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.core.context.ContextWindow;
 import dev.skillforge.server.price.TokenPrices;
 
@@ -42,7 +43,7 @@ public record ProviderSpec(String name, ProviderPreset preset, String model, Str
         Objects.requireNonNull(model, "model");
         tools = List.copyOf(tools);
         if (contextWindow < ContextWindow.MIN_WINDOW_TOKENS) {
-            throw new IllegalArgumentException("the context window of " + name + " must be at least "
+            throw new ConfigurationException("the context window of " + name + " must be at least "
                     + ContextWindow.MIN_WINDOW_TOKENS + " tokens, was " + contextWindow);
         }
     }

@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.error.ConfigurationException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.context.ContextWindow;
@@ -77,7 +78,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
     public ProvidersConfig {
         providers = List.copyOf(providers);
         if (providers.stream().noneMatch(p -> p.name().equals(defaultName))) {
-            throw new IllegalArgumentException("the default provider " + defaultName + " is not configured");
+            throw new ConfigurationException("the default provider " + defaultName + " is not configured");
         }
     }
 
@@ -100,7 +101,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         all.addAll(fromFile.values());
         for (ProviderSpec spec : all) {
             if (spec.name().equals(defaultName) && spec.keyRequired() && !spec.keyPresent()) {
-                throw new IllegalArgumentException(missingKey(spec, fromEnv == spec, where));
+                throw new ConfigurationException(missingKey(spec, fromEnv == spec, where));
             }
         }
         return new ProvidersConfig(all, defaultName, file);
@@ -168,7 +169,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         if (!applies) {
             for (String variable : ANTHROPIC_VARIABLES) {
                 if (blankToNull(env.get(variable)) != null) {
-                    throw new IllegalArgumentException(variable + " is a setting of Anthropic's format: it applies to FORGE_PROVIDER=anthropic"
+                    throw new ConfigurationException(variable + " is a setting of Anthropic's format: it applies to FORGE_PROVIDER=anthropic"
                             + " (or the simulation with FORGE_SIM_FORMAT=anthropic)");
                 }
             }
@@ -178,7 +179,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         Integer budget = blankToNull(env.get("FORGE_THINKING_BUDGET")) == null ? null
                 : Settings.integer(env, "FORGE_THINKING_BUDGET", 0, AnthropicSettings.MIN_THINKING_BUDGET, AnthropicSettings.MAX_MAX_TOKENS);
         if (budget != null && budget >= maxTokens) {
-            throw new IllegalArgumentException("FORGE_THINKING_BUDGET=" + budget + " must be less than FORGE_MAX_TOKENS (" + maxTokens
+            throw new ConfigurationException("FORGE_THINKING_BUDGET=" + budget + " must be less than FORGE_MAX_TOKENS (" + maxTokens
                     + "): thinking counts toward the output limit");
         }
         String ttl = blankToNull(env.get("FORGE_CACHE_TTL"));
@@ -215,7 +216,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new IllegalArgumentException(where + " must be a whole number of tokens from " + ContextWindow.MIN_WINDOW_TOKENS
+        throw new ConfigurationException(where + " must be a whole number of tokens from " + ContextWindow.MIN_WINDOW_TOKENS
                 + " to " + MAX_CONTEXT_WINDOW + ", was " + given);
     }
 
@@ -226,7 +227,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         if (configured != null) {
             Path file = Path.of(configured.strip());
             if (!Files.isRegularFile(file)) {
-                throw new IllegalArgumentException("FORGE_CONFIG=" + configured + " is not a readable file");
+                throw new ConfigurationException("FORGE_CONFIG=" + configured + " is not a readable file");
             }
             return file;
         }
@@ -238,23 +239,23 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
     private static String readFile(Path file, String where, Map<String, String> env, Map<String, ProviderSpec> into) {
         JsonNode root = parse(file, where);
         if (!(root instanceof ObjectNode object)) {
-            throw new IllegalArgumentException(where + ": the file must hold an object with \"providers\"");
+            throw new ConfigurationException(where + ": the file must hold an object with \"providers\"");
         }
         for (Iterator<String> fields = object.fieldNames(); fields.hasNext(); ) {
             String field = fields.next();
             if (!TOP_LEVEL_FIELDS.contains(field)) {
-                throw new IllegalArgumentException(where + ": unknown field \"" + field + "\": use \"default\" and \"providers\"");
+                throw new ConfigurationException(where + ": unknown field \"" + field + "\": use \"default\" and \"providers\"");
             }
         }
         JsonNode providers = object.get("providers");
         if (!(providers instanceof ObjectNode entries) || entries.isEmpty()) {
-            throw new IllegalArgumentException(where + ": \"providers\" must be an object of name: {preset, …}, with at least one");
+            throw new ConfigurationException(where + ": \"providers\" must be an object of name: {preset, …}, with at least one");
         }
         for (Iterator<Map.Entry<String, JsonNode>> it = entries.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> entry = it.next();
             String name = entry.getKey();
             if (!NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException(where + ": provider name \"" + name
+                throw new ConfigurationException(where + ": provider name \"" + name
                         + "\" must be 1-64 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit");
             }
             into.put(name, fileEntry(name, entry.getValue(), where + ": providers." + name, env));
@@ -264,7 +265,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             return null;
         }
         if (!defaultNode.isTextual() || !into.containsKey(defaultNode.asText())) {
-            throw new IllegalArgumentException(where + ": \"default\" must name one of the providers " + into.keySet()
+            throw new ConfigurationException(where + ": \"default\" must name one of the providers " + into.keySet()
                     + ", was " + defaultNode);
         }
         return defaultNode.asText();
@@ -272,21 +273,21 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
 
     private static ProviderSpec fileEntry(String name, JsonNode node, String at, Map<String, String> env) {
         if (!(node instanceof ObjectNode entry)) {
-            throw new IllegalArgumentException(at + " must be an object with at least \"preset\"");
+            throw new ConfigurationException(at + " must be an object with at least \"preset\"");
         }
         for (Iterator<String> fields = entry.fieldNames(); fields.hasNext(); ) {
             String field = fields.next();
             if (field.toLowerCase(Locale.ROOT).contains("key") && !field.equals("apiKeyEnv")) {
-                throw new IllegalArgumentException(at + "." + field + ": keys are read only from environment variables,"
+                throw new ConfigurationException(at + "." + field + ": keys are read only from environment variables,"
                         + " never from the file: name the variable with \"apiKeyEnv\"");
             }
             if (!ENTRY_FIELDS.contains(field)) {
-                throw new IllegalArgumentException(at + ": unknown field \"" + field + "\": use " + ENTRY_FIELDS);
+                throw new ConfigurationException(at + ": unknown field \"" + field + "\": use " + ENTRY_FIELDS);
             }
         }
         String presetName = text(entry, "preset", at);
         if (presetName == null) {
-            throw new IllegalArgumentException(at + ".preset is required: one of " + ProviderPreset.names());
+            throw new ConfigurationException(at + ".preset is required: one of " + ProviderPreset.names());
         }
         ProviderPreset preset = ProviderPreset.parse(presetName, at + ".preset");
         String model = preset == ProviderPreset.SIM ? preset.defaultModel() : text(entry, "model", at);
@@ -298,7 +299,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         String key = null;
         if (keyVariable != null) {
             if (!VARIABLE.matcher(keyVariable).matches()) {
-                throw new IllegalArgumentException(at + ".apiKeyEnv must be an environment variable name, was " + keyVariable);
+                throw new ConfigurationException(at + ".apiKeyEnv must be an environment variable name, was " + keyVariable);
             }
             key = blankToNull(env.get(keyVariable));
         } else if (preset != ProviderPreset.SIM && !preset.keyVariables().isEmpty() && readsUsualVariables(preset, baseUrl)) {
@@ -317,7 +318,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             tools = defaultTools(preset);
         } else {
             if (!toolsNode.isArray()) {
-                throw new IllegalArgumentException(at + ".tools must be a list, e.g. [\"google_search\"] or []");
+                throw new ConfigurationException(at + ".tools must be a list, e.g. [\"google_search\"] or []");
             }
             List<String> named = new ArrayList<>();
             for (JsonNode tool : toolsNode) {
@@ -327,19 +328,19 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         }
         JsonNode thoughtsNode = entry.get("thoughts");
         if (thoughtsNode != null && !thoughtsNode.isBoolean()) {
-            throw new IllegalArgumentException(at + ".thoughts must be true or false");
+            throw new ConfigurationException(at + ".thoughts must be true or false");
         }
         if (thoughtsNode != null && preset != ProviderPreset.GEMINI && preset != ProviderPreset.ANTHROPIC) {
-            throw new IllegalArgumentException(at + ".thoughts is a Gemini and Anthropic setting; preset " + preset.id() + " has none");
+            throw new ConfigurationException(at + ".thoughts is a Gemini and Anthropic setting; preset " + preset.id() + " has none");
         }
         String format = text(entry, "format", at);
         if (format != null && preset != ProviderPreset.SIM) {
-            throw new IllegalArgumentException(at + ".format is for the simulated provider (preset sim) only");
+            throw new ConfigurationException(at + ".format is for the simulated provider (preset sim) only");
         }
         format = preset == ProviderPreset.SIM ? simFormat(format == null ? ProviderSpec.SIM_FORMAT_OPENAI : format, at + ".format") : null;
         JsonNode windowNode = entry.get("contextWindow");
         if (windowNode != null && !windowNode.isIntegralNumber()) {
-            throw new IllegalArgumentException(at + ".contextWindow must be a whole number of tokens, was " + windowNode);
+            throw new ConfigurationException(at + ".contextWindow must be a whole number of tokens, was " + windowNode);
         }
         int window = contextWindow(windowNode == null ? null : windowNode.asText(), preset, at + ".contextWindow");
         AnthropicSettings anthropic = fileAnthropic(entry, speaksAnthropic(preset, format), at);
@@ -352,7 +353,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         if (!applies) {
             for (String field : ANTHROPIC_FIELDS) {
                 if (entry.has(field)) {
-                    throw new IllegalArgumentException(at + "." + field + " is a setting of Anthropic's format: it applies to preset"
+                    throw new ConfigurationException(at + "." + field + " is a setting of Anthropic's format: it applies to preset"
                             + " anthropic (or sim with \"format\": \"anthropic\")");
                 }
             }
@@ -362,13 +363,13 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         Integer budget = entry.has("thinkingBudget")
                 ? wholeNumber(entry, "thinkingBudget", at, 0, AnthropicSettings.MIN_THINKING_BUDGET) : null;
         if (budget != null && budget >= maxTokens) {
-            throw new IllegalArgumentException(at + ".thinkingBudget (" + budget + ") must be less than maxTokens (" + maxTokens
+            throw new ConfigurationException(at + ".thinkingBudget (" + budget + ") must be less than maxTokens (" + maxTokens
                     + "): thinking counts toward the output limit");
         }
         String ttl = text(entry, "cacheTtl", at);
         String breakpoints = text(entry, "cacheBreakpoints", at);
         if (breakpoints != null && !breakpoints.equals(AnthropicSettings.AUTOMATIC) && !breakpoints.equals(AnthropicSettings.EXPLICIT)) {
-            throw new IllegalArgumentException(at + ".cacheBreakpoints must be \"automatic\" (top-level cache_control) or \"explicit\""
+            throw new ConfigurationException(at + ".cacheBreakpoints must be \"automatic\" (top-level cache_control) or \"explicit\""
                     + " (on the system prompt and the newest message), was " + breakpoints);
         }
         return new AnthropicSettings(maxTokens, budget, ttl == null ? AnthropicSettings.TTL_5M : AnthropicSettings.ttl(ttl, at + ".cacheTtl"),
@@ -382,7 +383,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             return fallback;
         }
         if (!node.isIntegralNumber() || node.asLong() < minimum || node.asLong() > AnthropicSettings.MAX_MAX_TOKENS) {
-            throw new IllegalArgumentException(at + "." + field + " must be a whole number of tokens from " + minimum + " to "
+            throw new ConfigurationException(at + "." + field + " must be a whole number of tokens from " + minimum + " to "
                     + AnthropicSettings.MAX_MAX_TOKENS + ", was " + node);
         }
         return node.asInt();
@@ -395,12 +396,12 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             return null;
         }
         if (!(node instanceof ObjectNode prices)) {
-            throw new IllegalArgumentException(at + ".prices must be an object of dollars per million tokens: " + PRICE_FIELDS);
+            throw new ConfigurationException(at + ".prices must be an object of dollars per million tokens: " + PRICE_FIELDS);
         }
         for (Iterator<String> fields = prices.fieldNames(); fields.hasNext(); ) {
             String field = fields.next();
             if (!PRICE_FIELDS.contains(field)) {
-                throw new IllegalArgumentException(at + ".prices: unknown field \"" + field + "\": use " + PRICE_FIELDS);
+                throw new ConfigurationException(at + ".prices: unknown field \"" + field + "\": use " + PRICE_FIELDS);
             }
         }
         String where = at + ".prices";
@@ -412,11 +413,11 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         String text;
         try {
             if (Files.size(file) > MAX_FILE_BYTES) {
-                throw new IllegalArgumentException(where + " is larger than 1 MiB");
+                throw new ConfigurationException(where + " is larger than 1 MiB");
             }
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IllegalArgumentException(where + " could not be read: " + e.getMessage());
+            throw new ConfigurationException(where + " could not be read: " + e.getMessage());
         }
         String lower = file.getFileName().toString().toLowerCase(Locale.ROOT);
         if (lower.endsWith(".yaml") || lower.endsWith(".yml")) {
@@ -427,13 +428,13 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
                 Object loaded = new Load(settings).loadFromString(text);
                 return Json.MAPPER.valueToTree(loaded);
             } catch (YamlEngineException | IllegalArgumentException e) {
-                throw new IllegalArgumentException(where + " is not valid YAML: " + oneLine(e.getMessage()));
+                throw new ConfigurationException(where + " is not valid YAML: " + oneLine(e.getMessage()));
             }
         }
         try {
             return Json.parse(text);
         } catch (IOException e) {
-            throw new IllegalArgumentException(where + " is not valid JSON: " + oneLine(e.getMessage()));
+            throw new ConfigurationException(where + " is not valid JSON: " + oneLine(e.getMessage()));
         }
     }
 
@@ -451,7 +452,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
 
     private static String requireDefaultModel(ProviderPreset preset, String message) {
         if (preset.defaultModel() == null) {
-            throw new IllegalArgumentException(message + ": " + preset.id()
+            throw new ConfigurationException(message + ": " + preset.id()
                     + " has no default model, name one of the models it serves");
         }
         return preset.defaultModel();
@@ -463,7 +464,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         }
         String url = configured.strip();
         if (!url.matches("(?i)https?://[^\\s]+")) {
-            throw new IllegalArgumentException(variable + " must start with http:// or https://, was " + configured);
+            throw new ConfigurationException(variable + " must start with http:// or https://, was " + configured);
         }
         while (url.endsWith("/")) {
             url = url.substring(0, url.length() - 1);
@@ -506,7 +507,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         List<String> available = defaultTools(preset);
         for (String tool : named) {
             if (!available.contains(tool)) {
-                throw new IllegalArgumentException(variable + ": " + preset.id() + " has no tool \"" + tool + "\"; "
+                throw new ConfigurationException(variable + ": " + preset.id() + " has no tool \"" + tool + "\"; "
                         + (available.isEmpty() ? "it has none" : "use " + String.join(", ", available) + " or none"));
             }
         }
@@ -521,7 +522,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         String format = value.strip().toLowerCase(Locale.ROOT);
         if (!format.equals(ProviderSpec.SIM_FORMAT_OPENAI) && !format.equals(ProviderSpec.SIM_FORMAT_GEMINI)
                 && !format.equals(ProviderSpec.SIM_FORMAT_ANTHROPIC)) {
-            throw new IllegalArgumentException(variable + "=" + value + " is not supported: use openai, gemini or anthropic");
+            throw new ConfigurationException(variable + "=" + value + " is not supported: use openai, gemini or anthropic");
         }
         return format;
     }
@@ -543,7 +544,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
             return null;
         }
         if (!value.isTextual() || value.asText().isBlank()) {
-            throw new IllegalArgumentException(at + "." + field + " must be a non-empty string, was " + value);
+            throw new ConfigurationException(at + "." + field + " must be a non-empty string, was " + value);
         }
         return value.asText().strip();
     }

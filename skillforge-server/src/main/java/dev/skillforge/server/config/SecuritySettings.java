@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.server.exec.SandboxSettings;
@@ -60,11 +61,11 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
         }
         if (token != null) {
             if (token.length() < MIN_TOKEN_LENGTH) {
-                throw new IllegalArgumentException("FORGE_API_TOKEN is too short: use at least " + MIN_TOKEN_LENGTH
+                throw new ConfigurationException("FORGE_API_TOKEN is too short: use at least " + MIN_TOKEN_LENGTH
                         + " characters (e.g. openssl rand -hex 32)");
             }
             if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-                throw new IllegalArgumentException("FORGE_API_TOKEN must be printable ASCII without spaces");
+                throw new ConfigurationException("FORGE_API_TOKEN must be printable ASCII without spaces");
             }
         }
         Map<String, String> argPatterns = new LinkedHashMap<>();
@@ -112,13 +113,13 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
     /**
      * Refuses to serve on an address other machines can reach without a token.
      *
-     * @throws IllegalArgumentException naming {@code FORGE_HOST} and {@code FORGE_API_TOKEN}
+     * @throws ConfigurationException naming {@code FORGE_HOST} and {@code FORGE_API_TOKEN}
      */
     public void checkBinding(String host) {
         if (apiToken != null || AllowedHosts.isLoopback(host)) {
             return;
         }
-        throw new IllegalArgumentException("FORGE_HOST=" + host + " is not a loopback address and FORGE_API_TOKEN is not set: "
+        throw new ConfigurationException("FORGE_HOST=" + host + " is not a loopback address and FORGE_API_TOKEN is not set: "
                 + "anyone who can reach the server could use it and run its commands. Set FORGE_API_TOKEN (at least "
                 + MIN_TOKEN_LENGTH + " characters, e.g. `openssl rand -hex 32`), or bind to 127.0.0.1");
     }
@@ -134,7 +135,7 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
         List<String> origins = list(value);
         for (String origin : origins) {
             if (!ORIGIN.matcher(origin).matches()) {
-                throw new IllegalArgumentException("FORGE_CORS_ORIGINS: '" + origin + "' is not an origin: write scheme://host[:port],"
+                throw new ConfigurationException("FORGE_CORS_ORIGINS: '" + origin + "' is not an origin: write scheme://host[:port],"
                         + " e.g. https://app.example.com (no path, no wildcard)");
             }
         }

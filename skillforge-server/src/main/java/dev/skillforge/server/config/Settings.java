@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.core.agent.TurnLimits;
 
 import java.nio.file.Path;
@@ -35,7 +36,7 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
         String apiKey = blankToNull(env.get("FORGE_API_KEY"));
         String baseUrl = blankToNull(env.get("FORGE_BASE_URL"));
         if (baseUrl != null && !baseUrl.matches("(?i)https?://.+")) {
-            throw new IllegalArgumentException("FORGE_BASE_URL must start with http:// or https://, was " + baseUrl);
+            throw new ConfigurationException("FORGE_BASE_URL must start with http:// or https://, was " + baseUrl);
         }
         Path dataDir = Path.of(env.getOrDefault("FORGE_DATA_DIR", "./data"));
         ProvidersConfig providers = ProvidersConfig.from(env, dataDir);
@@ -61,7 +62,7 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
     private static String dbUrl(Map<String, String> env) {
         String url = blankToNull(env.get("FORGE_DB_URL"));
         if (url != null && !url.startsWith("jdbc:postgresql:") && !url.startsWith("jdbc:sqlite:")) {
-            throw new IllegalArgumentException("FORGE_DB_URL must be a jdbc:postgresql:// URL (or jdbc:sqlite:FILE), was "
+            throw new ConfigurationException("FORGE_DB_URL must be a jdbc:postgresql:// URL (or jdbc:sqlite:FILE), was "
                     + url.replaceAll("password=[^&]*", "password=…"));
         }
         return url;
@@ -76,11 +77,11 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
         try {
             int parsed = Integer.parseInt(value.strip());
             if (parsed < min || parsed > max) {
-                throw new IllegalArgumentException(name + "=" + value + " is out of range: use " + min + " to " + max);
+                throw new ConfigurationException(name + "=" + value + " is out of range: use " + min + " to " + max);
             }
             return parsed;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + "=" + value + " is not a whole number");
+            throw new ConfigurationException(name + "=" + value + " is not a whole number");
         }
     }
 

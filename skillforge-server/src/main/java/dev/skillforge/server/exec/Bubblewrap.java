@@ -1,5 +1,6 @@
 package dev.skillforge.server.exec;
 
+import dev.skillforge.server.error.ConfigurationException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -123,7 +124,7 @@ public final class Bubblewrap implements Sandbox {
      * A sandbox that has just run {@code true} successfully with these very mounts.
      *
      * @param policy the allowed programs, for the message
-     * @throws IllegalArgumentException when {@code executable} is missing or the sandboxed {@code true} fails,
+     * @throws ConfigurationException when {@code executable} is missing or the sandboxed {@code true} fails,
      *                                  with bwrap's own words, how to install it, and {@code FORGE_SANDBOX=none}
      */
     static Bubblewrap probed(Path executable, Path workspace, boolean network, CommandPolicy policy) {
@@ -134,10 +135,10 @@ public final class Bubblewrap implements Sandbox {
                 + " in a container, a seccomp profile that allows them), or set FORGE_SANDBOX=none to run the programs without a"
                 + " sandbox (they can then read everything the server can)";
         if (!Files.isExecutable(executable)) {
-            throw new IllegalArgumentException(why + "bubblewrap is not installed (no bwrap in " + CommandPolicy.SAFE_PATH_VARIABLE
+            throw new ConfigurationException(why + "bubblewrap is not installed (no bwrap in " + CommandPolicy.SAFE_PATH_VARIABLE
                     + ")" + fix);
         }
-        Path trueProgram = CommandPolicy.onSafePath("true").orElseThrow(() -> new IllegalArgumentException(
+        Path trueProgram = CommandPolicy.onSafePath("true").orElseThrow(() -> new ConfigurationException(
                 "there is no 'true' program in " + CommandPolicy.SAFE_PATH_VARIABLE + " to check the sandbox with"));
         Bubblewrap sandbox = new Bubblewrap(executable, workspace, network);
         Launch launch = sandbox.launch(List.of(trueProgram.toString()));
@@ -164,7 +165,7 @@ public final class Bubblewrap implements Sandbox {
             Thread.currentThread().interrupt();
             failure = "the check was interrupted";
         }
-        throw new IllegalArgumentException(why + failure + fix);
+        throw new ConfigurationException(why + failure + fix);
     }
 
     private static List<String> concat(List<String> first, List<String> second) {

@@ -50,7 +50,7 @@ public final class CommandLine {
             } else if (c == '\'') {
                 int end = line.indexOf('\'', i + 1);
                 if (end < 0) {
-                    throw new CommandRefused("a single quote at column " + (i + 1) + " is never closed");
+                    throw new CommandRefused(CommandRefused.Kind.SYNTAX, "a single quote at column " + (i + 1) + " is never closed");
                 }
                 word.append(line, i + 1, end);
                 inWord = true;
@@ -60,20 +60,20 @@ public final class CommandLine {
                 inWord = true;
             } else if (c == '\\') {
                 if (i + 1 >= line.length()) {
-                    throw new CommandRefused("the line ends with a backslash, which escapes nothing");
+                    throw new CommandRefused(CommandRefused.Kind.SYNTAX, "the line ends with a backslash, which escapes nothing");
                 }
                 word.append(line.charAt(i + 1));
                 inWord = true;
                 i += 2;
             } else {
                 if (SHELL_SYNTAX.indexOf(c) >= 0) {
-                    throw new CommandRefused(describe(line, i));
+                    throw new CommandRefused(CommandRefused.Kind.SYNTAX, describe(line, i));
                 }
                 if (c == '#' && !inWord) {
-                    throw new CommandRefused("'#' at column " + (i + 1) + " starts a comment in a shell; quote it ('#') to pass it as text");
+                    throw new CommandRefused(CommandRefused.Kind.SYNTAX, "'#' at column " + (i + 1) + " starts a comment in a shell; quote it ('#') to pass it as text");
                 }
                 if (c == '=' && words.isEmpty()) {
-                    throw new CommandRefused("the first word holds '=': setting variables is not supported; write the program's name first");
+                    throw new CommandRefused(CommandRefused.Kind.SYNTAX, "the first word holds '=': setting variables is not supported; write the program's name first");
                 }
                 word.append(c);
                 inWord = true;
@@ -84,7 +84,7 @@ public final class CommandLine {
             words.add(word.toString());
         }
         if (words.isEmpty()) {
-            throw new CommandRefused("the command is empty");
+            throw new CommandRefused(CommandRefused.Kind.SYNTAX, "the command is empty");
         }
         return List.copyOf(words);
     }
@@ -107,7 +107,7 @@ public final class CommandLine {
                         i++;
                     }
                 }
-                case '$', '`' -> throw new CommandRefused("'" + c + "' inside double quotes at column " + (i + 1)
+                case '$', '`' -> throw new CommandRefused(CommandRefused.Kind.SYNTAX, "'" + c + "' inside double quotes at column " + (i + 1)
                         + " would be expanded by a shell, and nothing is expanded here; use single quotes to pass it as text");
                 default -> {
                     word.append(c);
@@ -115,17 +115,17 @@ public final class CommandLine {
                 }
             }
         }
-        throw new CommandRefused("a double quote at column " + (open + 1) + " is never closed");
+        throw new CommandRefused(CommandRefused.Kind.SYNTAX, "a double quote at column " + (open + 1) + " is never closed");
     }
 
     private static void checkCharacters(String line) throws CommandRefused {
         for (int i = 0; i < line.length(); i++) {
             char c = line.charAt(i);
             if (c == '\n' || c == '\r') {
-                throw new CommandRefused("the command spans more than one line: write one command per <shell> tag, on one line");
+                throw new CommandRefused(CommandRefused.Kind.SYNTAX, "the command spans more than one line: write one command per <shell> tag, on one line");
             }
             if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                throw new CommandRefused(String.format("the command holds the control character U+%04X at column %d", (int) c, i + 1));
+                throw new CommandRefused(CommandRefused.Kind.SYNTAX, String.format("the command holds the control character U+%04X at column %d", (int) c, i + 1));
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.skillforge.server.exec;
 
+import dev.skillforge.server.error.ConfigurationException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,7 +70,7 @@ public final class CommandPolicy {
      *
      * @param names      the program names ({@code FORGE_ALLOW_COMMANDS})
      * @param argPatterns from {@link #argumentsVariable} names to regular expressions each argument must match in full
-     * @throws IllegalArgumentException naming the variable, when a name is malformed, forbidden or not found,
+     * @throws ConfigurationException naming the variable, when a name is malformed, forbidden or not found,
      *                                  or a pattern does not compile or belongs to no listed program
      */
     public static CommandPolicy resolve(List<String> names, Map<String, String> argPatterns) {
@@ -77,15 +78,15 @@ public final class CommandPolicy {
         Map<String, String> unused = new LinkedHashMap<>(argPatterns);
         for (String name : names) {
             if (!NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' is not a program name (letters, digits, '.', '_',"
+                throw new ConfigurationException("FORGE_ALLOW_COMMANDS: '" + name + "' is not a program name (letters, digits, '.', '_',"
                         + " '+', '-'; no paths: names are looked up in " + SAFE_PATH_VARIABLE + ")");
             }
             if (NEVER.contains(name)) {
-                throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' runs other programs, so allowing it would allow"
+                throw new ConfigurationException("FORGE_ALLOW_COMMANDS: '" + name + "' runs other programs, so allowing it would allow"
                         + " everything; it cannot be allowed");
             }
             if (SIGNALS.contains(name)) {
-                throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' can stop other processes, the server's own"
+                throw new ConfigurationException("FORGE_ALLOW_COMMANDS: '" + name + "' can stop other processes, the server's own"
                         + " included" + (name.equals("skill") ? " (and 'skill' always means the in-process skill commands)" : "")
                         + "; it cannot be allowed");
             }
@@ -97,29 +98,29 @@ public final class CommandPolicy {
                 try {
                     pattern = Pattern.compile(regex);
                 } catch (PatternSyntaxException e) {
-                    throw new IllegalArgumentException(variable + " is not a valid regular expression: " + e.getDescription());
+                    throw new ConfigurationException(variable + " is not a valid regular expression: " + e.getDescription());
                 }
             }
             programs.put(name, new Program(name, path, pattern));
         }
         if (!unused.isEmpty()) {
-            throw new IllegalArgumentException(String.join(", ", unused.keySet())
+            throw new ConfigurationException(String.join(", ", unused.keySet())
                     + " names no program in FORGE_ALLOW_COMMANDS (allowed: " + (programs.isEmpty() ? "none" : String.join(",", programs.keySet())) + ")");
         }
         return new CommandPolicy(programs);
     }
 
     private static Path find(String name) {
-        Path candidate = onSafePath(name).orElseThrow(() -> new IllegalArgumentException(
+        Path candidate = onSafePath(name).orElseThrow(() -> new ConfigurationException(
                 "FORGE_ALLOW_COMMANDS: '" + name + "' was not found in " + SAFE_PATH_VARIABLE));
         String real;
         try {
             real = candidate.toRealPath().getFileName().toString();
         } catch (IOException e) {
-            throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' (" + candidate + ") cannot be resolved: " + e);
+            throw new ConfigurationException("FORGE_ALLOW_COMMANDS: '" + name + "' (" + candidate + ") cannot be resolved: " + e);
         }
         if (!real.equals(name) && NEVER.contains(real) && !MULTI_CALL.contains(real)) {
-            throw new IllegalArgumentException("FORGE_ALLOW_COMMANDS: '" + name + "' is " + candidate + " -> " + real
+            throw new ConfigurationException("FORGE_ALLOW_COMMANDS: '" + name + "' is " + candidate + " -> " + real
                     + ", which runs other programs; it cannot be allowed");
         }
         return candidate;
@@ -147,12 +148,12 @@ public final class CommandPolicy {
         Program program = programs.get(name);
         if (program == null) {
             String hint = name.contains("/") ? " (write a program's name, not a path)" : "";
-            throw new CommandRefused("not allowed: " + quote(name) + hint + "; allowed: " + describe());
+            throw new CommandRefused(CommandRefused.Kind.NOT_ALLOWED, "not allowed: " + CommandRefused.quote(name) + hint + "; allowed: " + describe());
         }
         if (program.arguments() != null) {
             for (String argument : argv.subList(1, argv.size())) {
                 if (!program.arguments().matcher(argument).matches()) {
-                    throw new CommandRefused("not allowed: the argument " + quote(argument) + " of " + name
+                    throw new CommandRefused(CommandRefused.Kind.NOT_ALLOWED, "not allowed: the argument " + CommandRefused.quote(argument) + " of " + name
                             + " is outside what this server allows for it (" + program.arguments().pattern() + ")");
                 }
             }
@@ -166,10 +167,6 @@ public final class CommandPolicy {
         return (names.isEmpty() ? "no programs" : String.join(", ", names)) + ", and the skill commands (skill help lists them)";
     }
 
-    private static String quote(String text) {
-        String shown = text.length() > 80 ? text.substring(0, 80) + "…" : text;
-        return "'" + shown + "'";
-    }
 
     @Override
     public String toString() {

@@ -116,12 +116,12 @@ public final class ProcessRunner implements CommandRunner {
             workspace.check(argv.subList(1, argv.size()));
             Optional<String> link = workspace.escapingLink();
             if (link.isPresent()) {
-                throw new CommandRefused(link.get());
+                throw new CommandRefused(CommandRefused.Kind.PATH, link.get());
             }
         } catch (CommandRefused e) {
             stats.count(CommandStats.Outcome.REFUSED);
             LOG.warn("Refused command {}: {} ({})", command.id(), forLog(command.command()), e.getMessage());
-            String message = e.getMessage().startsWith("not allowed:") ? e.getMessage()
+            String message = e.kind() == CommandRefused.Kind.NOT_ALLOWED ? e.getMessage()
                     : "refused: " + e.getMessage() + ". Allowed: " + policy.describe();
             return CommandResult.failed(message + ". Nothing was run.", EXIT_REFUSED);
         }

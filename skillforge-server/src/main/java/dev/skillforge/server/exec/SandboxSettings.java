@@ -1,5 +1,6 @@
 package dev.skillforge.server.exec;
 
+import dev.skillforge.server.error.ConfigurationException;
 import java.util.Locale;
 
 /**
@@ -24,7 +25,7 @@ public record SandboxSettings(Kind kind, boolean network) {
 
     /**
      * @param value {@code FORGE_SANDBOX}: {@code bwrap}, {@code none}, or {@code null} (the default, bwrap)
-     * @throws IllegalArgumentException naming the variable and its two values
+     * @throws ConfigurationException naming the variable and its two values
      */
     public static Kind kind(String value) {
         if (value == null || value.isBlank()) {
@@ -33,7 +34,7 @@ public record SandboxSettings(Kind kind, boolean network) {
         return switch (value.strip().toLowerCase(Locale.ROOT)) {
             case "bwrap" -> Kind.BWRAP;
             case "none" -> Kind.NONE;
-            default -> throw new IllegalArgumentException("FORGE_SANDBOX=" + value + " is not a sandbox: use bwrap (the default:"
+            default -> throw new ConfigurationException("FORGE_SANDBOX=" + value + " is not a sandbox: use bwrap (the default:"
                     + " programs run in bubblewrap) or none (no sandbox)");
         };
     }

@@ -67,7 +67,7 @@ public final class Workspace {
     public void check(String argument) throws CommandRefused {
         if (argument.startsWith("-") && !argument.startsWith("--") && argument.length() > 1) {
             if (argument.indexOf('/') >= 0 || argument.contains("..")) {
-                throw new CommandRefused("the option " + quote(argument) + " has a path glued to it: write the option and the path"
+                throw new CommandRefused(CommandRefused.Kind.PATH, "the option " + CommandRefused.quote(argument) + " has a path glued to it: write the option and the path"
                         + " as two arguments (-f FILE), so the path can be checked");
             }
             return; // short options: -la, -n5
@@ -97,14 +97,14 @@ public final class Workspace {
         if (path.isEmpty() || path.equals("-")) {
             return;
         }
-        String subject = "the argument " + quote(argument) + (path.equals(argument) ? "" : " names " + quote(path) + ", which");
+        String subject = "the argument " + CommandRefused.quote(argument) + (path.equals(argument) ? "" : " names " + CommandRefused.quote(path) + ", which");
         if (path.startsWith("/")) {
-            throw new CommandRefused(subject + " is an absolute path: commands run in the workspace folder and paths must be"
+            throw new CommandRefused(CommandRefused.Kind.PATH, subject + " is an absolute path: commands run in the workspace folder and paths must be"
                     + " relative to it");
         }
         for (String segment : path.split("/", -1)) {
             if (segment.equals("..")) {
-                throw new CommandRefused(subject + " climbs out with '..': paths must stay inside the workspace folder");
+                throw new CommandRefused(CommandRefused.Kind.PATH, subject + " climbs out with '..': paths must stay inside the workspace folder");
             }
         }
         Path current = root;
@@ -116,7 +116,7 @@ public final class Workspace {
             try {
                 next = current.resolve(segment);
             } catch (InvalidPathException e) {
-                throw new CommandRefused(subject + " is not a valid path");
+                throw new CommandRefused(CommandRefused.Kind.PATH, subject + " is not a valid path");
             }
             if (!Files.exists(next, LinkOption.NOFOLLOW_LINKS)) {
                 return; // nothing further exists, so no link further down either
@@ -126,11 +126,11 @@ public final class Workspace {
                 try {
                     target = next.toRealPath();
                 } catch (IOException e) {
-                    throw new CommandRefused(subject + " goes through a symbolic link whose target does"
+                    throw new CommandRefused(CommandRefused.Kind.PATH, subject + " goes through a symbolic link whose target does"
                             + " not exist; links that may point outside the workspace are not followed");
                 }
                 if (!target.startsWith(root)) {
-                    throw new CommandRefused(subject + " goes through a symbolic link that points outside"
+                    throw new CommandRefused(CommandRefused.Kind.PATH, subject + " goes through a symbolic link that points outside"
                             + " the workspace folder");
                 }
                 next = target;
@@ -212,8 +212,4 @@ public final class Workspace {
         return bytes.toString(StandardCharsets.UTF_8);
     }
 
-    private static String quote(String text) {
-        String shown = text.length() > 80 ? text.substring(0, 80) + "…" : text;
-        return "'" + shown + "'";
-    }
 }

@@ -216,9 +216,10 @@ public final class ApiServer implements AutoCloseable {
         ctx.attribute(ERROR_WRITTEN, true);
         ObjectNode body = Json.object();
         if (status == 404) {
-            // One answer for an unknown id, name or path and for a missing or wrong token: nothing to probe.
             code = "not_found";
-            message = HttpSecurity.NOT_FOUND_MESSAGE;
+            if (HttpSecurity.hidesWhatIsMissing(ctx)) {
+                message = HttpSecurity.NOT_FOUND_MESSAGE; // one answer for an unknown id, name or path and a missing token
+            }
         }
         body.putObject("error").put("code", code).put("message", message);
         ctx.status(status).contentType("application/json").result(Json.write(body));

@@ -112,6 +112,15 @@ public final class HttpSecurity {
         return tokenDigest != null;
     }
 
+    /**
+     * Whether a 404 must not say what is missing: on a server with a token, every 404 (an unknown id, name or path, a
+     * missing or wrong token) is the same answer, so nothing can be probed. Without a token, everything is open to this
+     * machine anyway, and a 404 says what it did not find.
+     */
+    static boolean hidesWhatIsMissing(Context ctx) {
+        return ctx.attribute(AUTHENTICATED) != null;
+    }
+
     /** True when the request carried the token (always, on a server without one). */
     public static boolean isAuthenticated(Context ctx) {
         return !Boolean.FALSE.equals(ctx.attribute(AUTHENTICATED));

@@ -1,5 +1,6 @@
 package dev.skillforge.server.price;
 
+import dev.skillforge.server.error.ConfigurationException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.server.json.Json;
 
@@ -86,7 +87,7 @@ public final class PriceTable {
                     text(node, "checked", at), node.path("verified").asBoolean(false), Json.text(node, "note")));
         }
         if (entries.isEmpty()) {
-            throw new IllegalArgumentException("the price table has no prices");
+            throw new ConfigurationException("the price table has no prices");
         }
         return new PriceTable(entries);
     }
@@ -95,7 +96,7 @@ public final class PriceTable {
     public static double price(JsonNode node, String field, String at) {
         JsonNode value = node.get(field);
         if (value == null || !value.isNumber() || value.asDouble() < 0) {
-            throw new IllegalArgumentException(at + "." + field + " must be a price in dollars per million tokens (0 or more), was " + value);
+            throw new ConfigurationException(at + "." + field + " must be a price in dollars per million tokens (0 or more), was " + value);
         }
         return value.asDouble();
     }
@@ -103,7 +104,7 @@ public final class PriceTable {
     private static String text(JsonNode node, String field, String at) {
         String value = Json.text(node, field);
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(at + "." + field + " is required");
+            throw new ConfigurationException(at + "." + field + " is required");
         }
         return value;
     }

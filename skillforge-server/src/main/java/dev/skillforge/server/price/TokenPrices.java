@@ -1,5 +1,6 @@
 package dev.skillforge.server.price;
 
+import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.core.agent.Usage;
 
 import java.util.OptionalDouble;
@@ -22,7 +23,7 @@ public record TokenPrices(double input, double cachedInput, double cacheWrite, d
 
     private static void requirePrice(String name, double dollars) {
         if (!(dollars >= 0) || Double.isInfinite(dollars)) {
-            throw new IllegalArgumentException(name + " must be a price of 0 dollars or more per million tokens, was " + dollars);
+            throw new ConfigurationException(name + " must be a price of 0 dollars or more per million tokens, was " + dollars);
         }
     }
 

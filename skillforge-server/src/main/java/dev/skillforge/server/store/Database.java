@@ -1,5 +1,6 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.server.error.ConfigurationException;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.flywaydb.core.Flyway;
@@ -70,7 +71,7 @@ public final class Database implements AutoCloseable {
      * @param dataDir       the data folder ({@code FORGE_DATA_DIR}), created if missing; only used
      *                      for the embedded file
      * @throws StoreException           if the database cannot be reached, created or migrated
-     * @throws IllegalArgumentException if the URL names a database other than SQLite or PostgreSQL
+     * @throws ConfigurationException if the URL names a database other than SQLite or PostgreSQL
      */
     public static Database open(String jdbcUrlOrNull, String user, String password, Path dataDir) {
         if (jdbcUrlOrNull == null || jdbcUrlOrNull.isBlank()) {
@@ -85,14 +86,14 @@ public final class Database implements AutoCloseable {
         if (lower.startsWith("jdbc:sqlite:")) {
             String path = url.substring("jdbc:sqlite:".length());
             if (path.isBlank() || path.contains(":memory:") || path.startsWith("file:") || path.contains("?")) {
-                throw new IllegalArgumentException("The database URL must name a SQLite file as jdbc:sqlite:PATH");
+                throw new ConfigurationException("The database URL must name a SQLite file as jdbc:sqlite:PATH");
             }
             return openSqlite(Path.of(path));
         }
         // Only the scheme is echoed: the rest of a URL may carry a password.
         int schemeEnd = url.indexOf(':', "jdbc:".length());
         String scheme = schemeEnd > 0 ? url.substring(0, schemeEnd) : "(no jdbc: scheme)";
-        throw new IllegalArgumentException("Unsupported database URL " + scheme
+        throw new ConfigurationException("Unsupported database URL " + scheme
                 + ":…; use jdbc:postgresql://host:port/database, or no URL for the embedded database");
     }
 

@@ -93,7 +93,7 @@ class CacheFidelityTest {
                 assertThat(events.getLast().text("stopReason")).as("the last event: %s", events.getLast().data()).isEqualTo("complete");
             }
             assertThat(first.getLast().data().path("iterations").asInt()).isEqualTo(3);
-            assertThat(server.server.metrics.cacheBreaks()).isZero();
+            assertThat(server.server.metrics().cacheBreaks()).isZero();
 
             List<SimRequest> requests = server.sim.requests();
             assertThat(requests).hasSize(7);
@@ -215,7 +215,7 @@ class CacheFidelityTest {
 
                 assertThat(turn(server, id, "Thanks").getLast().text("stopReason")).isEqualTo("complete");
 
-                assertThat(server.server.metrics.cacheBreaks()).isEqualTo(1);
+                assertThat(server.server.metrics().cacheBreaks()).isEqualTo(1);
                 List<String> logged = warnings.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
                         .map(ILoggingEvent::getFormattedMessage).toList();
                 int offset = "{\"role\":\"assistant\",\"content\":\"Let me ".length();

@@ -118,7 +118,7 @@ class RandomConversationsCacheTest {
             runClients(server, conversations, random);
             assertThat(turnsRun).hasValue(TURNS);
             assertThat(scripts.unplanned()).as("requests nothing was planned for").isZero();
-            assertThat(server.server.metrics.cacheBreaks()).as("cache breaks").isZero();
+            assertThat(server.server.metrics().cacheBreaks()).as("cache breaks").isZero();
 
             long storedCuts = checkStoredConversations(server, conversations);
             requests = byConversation(server.sim.requests());
@@ -460,7 +460,7 @@ class RandomConversationsCacheTest {
     }
 
     private static long contextCutsCounted(ServerHarness server) {
-        return server.server.metrics.scrape().lines().filter(line -> line.startsWith("skillforge_context_cuts_total"))
+        return server.server.metrics().scrape().lines().filter(line -> line.startsWith("skillforge_context_cuts_total"))
                 .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 }

@@ -33,7 +33,7 @@ class TokenPageTest extends BrowserTest {
                 SimReply.of("One file; I may not delete it.")),
                 SecuritySettings.defaults().withApiToken(TOKEN).withCommands(CommandPolicy.resolve(List.of("ls"), Map.of()),
                         ProcessRunner.Limits.DEFAULT));
-        Files.writeString(server.server.workspace.root().resolve("notes.txt"), "keep me\n");
+        Files.writeString(server.server.workspace().root().resolve("notes.txt"), "keep me\n");
 
         // The sign-in page: a plain form (the CSP allows no inline script, and it needs none).
         context = browser.newContext();
@@ -61,7 +61,7 @@ class TokenPageTest extends BrowserTest {
         Locator refused = command(turn, "cmd-0-1");
         assertThat(refused).hasAttribute("data-status", "failed");
         assertThat(refused.locator(".command-output")).containsText("not allowed: 'rm'; allowed: ls");
-        assertThat(Files.readString(server.server.workspace.root().resolve("notes.txt"))).isEqualTo("keep me\n");
+        assertThat(Files.readString(server.server.workspace().root().resolve("notes.txt"))).isEqualTo("keep me\n");
 
         // A reload re-attaches from the cookie; a browser without it sees only the sign-in page.
         page.reload();

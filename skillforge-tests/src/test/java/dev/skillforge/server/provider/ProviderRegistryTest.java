@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ProviderException;
-import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.config.Settings;
@@ -22,7 +21,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -99,8 +97,8 @@ class ProviderRegistryTest {
         Files.writeString(data.resolve("providers.json"), PROVIDERS);
         Settings settings = settings(Map.of("GEMINI_API_KEY", "AIza-secret-value"));
 
-        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, ProviderFactory.registry(settings),
-                JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
+        try (SkillForgeServer server = SkillForgeServer.builder(data).providers(ProviderFactory.registry(settings))
+                .database(JdbcConversationStore.open(null, null, null, data)).start()) {
             SseClient.Answer answer = SseClient.get("http://127.0.0.1:" + server.port() + "/api/providers");
 
             assertThat(answer.status()).isEqualTo(200);
@@ -119,8 +117,8 @@ class ProviderRegistryTest {
 
     @Test
     void aServerBuiltAroundOneProviderListsThatOne() throws Exception {
-        try (SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, ProviderFactory.defaultProvider(settings(Map.of())),
-                JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
+        try (SkillForgeServer server = SkillForgeServer.builder(data).provider(ProviderFactory.defaultProvider(settings(Map.of())))
+                .database(JdbcConversationStore.open(null, null, null, data)).start()) {
             JsonNode listing = SseClient.get("http://127.0.0.1:" + server.port() + "/api/providers").json();
 
             assertThat(listing.path("default").asText()).isEqualTo("sim");

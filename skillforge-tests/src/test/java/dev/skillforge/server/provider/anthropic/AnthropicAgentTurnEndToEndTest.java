@@ -1,7 +1,6 @@
 package dev.skillforge.server.provider.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelReply;
@@ -27,7 +26,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -81,7 +79,7 @@ class AnthropicAgentTurnEndToEndTest {
                         "{\"content\":\"Thanks!\"}");
                 assertThat(second.getLast().type()).as(second.getLast().data().toString()).isEqualTo("done");
                 storedBefore = firstAnswersReplay(SseClient.get(url(server, "/api/conversations/" + id)).json());
-                assertThat(server.metrics.scrape()).contains("kind=\"cache_write\"");
+                assertThat(server.metrics().scrape()).contains("kind=\"cache_write\"");
             }
             // a new server on the same data folder reads the conversation back from the database
             JsonNode view;
@@ -155,8 +153,7 @@ class AnthropicAgentTurnEndToEndTest {
                 new RetryPolicy(1, Duration.ofMillis(10), Duration.ofMillis(50)), AnthropicRequest.Options.DEFAULT));
         var provider = new ConfiguredProvider(client, "anthropic-sim", SimProviderServer.MODEL, true, AnthropicRequest::conversation, () -> { },
                 "sim", false, 1_000_000, PRICES);
-        return new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, provider,
-                JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity());
+        return SkillForgeServer.builder(data).provider(provider).database(JdbcConversationStore.open(null, null, null, data)).start();
     }
 
     /** The stored replay of the conversation's first answer, as {@code GET /api/conversations/{id}} shows it. */

@@ -3,7 +3,6 @@ package dev.skillforge.server.provider.gemini;
 import dev.skillforge.server.ProviderFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.testkit.SseClient;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -103,15 +101,16 @@ class GeminiAgentTurnEndToEndTest {
     void statelessTurnWithTheDemoAgentInGeminiFormatWritesTheSkill() throws Exception {
         try (ConfiguredProvider provider = ProviderFactory.defaultProvider(dev.skillforge.server.config.Settings.from(
                 java.util.Map.of("FORGE_SIM_FORMAT", "gemini", "FORGE_DATA_DIR", data.toString())));
-             SkillForgeServer server = new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT,
-                     new ConfiguredProvider(provider.model(), provider.name(), provider.modelName(), provider.simulated(),
-                             provider.nextRequestMessages(), () -> { }), JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity())) {
+             SkillForgeServer server = SkillForgeServer.builder(data)
+                     .provider(new ConfiguredProvider(provider.model(), provider.name(), provider.modelName(), provider.simulated(),
+                             provider.nextRequestMessages(), () -> { }))
+                     .database(JdbcConversationStore.open(null, null, null, data)).start()) {
             List<SseClient.Event> events = SseClient.postForEvents(url(server, "/api/agent"),
                     SseClient.userMessage("Learn how to make cold brew coffee"));
 
             assertThat(events.getLast().type()).isEqualTo("done");
             assertThat(events.getLast().text("stopReason")).isEqualTo("complete");
-            assertThat(server.skills.get("cold-brew-coffee")).isPresent();
+            assertThat(server.skills().get("cold-brew-coffee")).isPresent();
         }
     }
 
@@ -120,8 +119,7 @@ class GeminiAgentTurnEndToEndTest {
                 new StreamingHttp.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(10)), new RetryPolicy(1, Duration.ofMillis(10), Duration.ofMillis(50)),
                 GeminiRequest.Options.ALL));
         var provider = new ConfiguredProvider(client, "gemini-sim", SimProviderServer.MODEL, true, GeminiRequest::conversation, () -> { });
-        return new SkillForgeServer("127.0.0.1", 0, data, TurnLimits.DEFAULT, provider,
-                JdbcConversationStore.open(null, null, null, data), UnaryOperator.identity());
+        return SkillForgeServer.builder(data).provider(provider).database(JdbcConversationStore.open(null, null, null, data)).start();
     }
 
     private static String url(SkillForgeServer server, String path) {
