@@ -93,7 +93,6 @@ public final class ApiServer implements AutoCloseable {
                 files.location = Location.CLASSPATH;
             });
             config.staticFiles.enableWebjars();
-            config.routes.before(ApiServer::securityHeaders);
             security.register(config); // authentication, other sites, Jetty's limits: before every route
             config.routes.get("/healthz", this::health);
             config.routes.get("/api/providers", this::providers);
@@ -203,13 +202,6 @@ public final class ApiServer implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
-    }
-
-    /** On every response, pages, files, JSON and streams alike. */
-    private static void securityHeaders(Context ctx) {
-        ctx.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
-        ctx.header("X-Content-Type-Options", "nosniff");
-        ctx.header("Referrer-Policy", "no-referrer");
     }
 
     static void error(Context ctx, int status, String code, String message) {

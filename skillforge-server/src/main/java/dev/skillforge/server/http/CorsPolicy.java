@@ -1,6 +1,7 @@
 package dev.skillforge.server.http;
 
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 
 import java.util.List;
@@ -18,7 +19,7 @@ import java.util.Locale;
  * other origin (or when none is configured): {@code 403 cross_origin}. Every other response to a
  * configured origin carries {@code Access-Control-Allow-Origin}, errors included.
  */
-final class CorsPolicy {
+final class CorsPolicy implements Handler {
 
     private static final String ALLOWED_METHODS = "GET, POST, PATCH, DELETE";
     /** What the page and API clients send: the token, JSON bodies, and where an event stream resumes. */
@@ -52,16 +53,21 @@ final class CorsPolicy {
         }
     }
 
-    /** The answer to a preflight, whatever its path: the same for routes that exist and routes that do not. */
-    RuntimeException preflight(Context ctx) {
+    /** Answers a preflight, whatever its path (the same for routes that exist and routes that do not), before authentication. */
+    @Override
+    public void handle(Context ctx) {
+        if (!isPreflight(ctx)) {
+            return;
+        }
         ctx.header("Cache-Control", "no-store"); // as under /api: nothing tells one path from another
         if (!allows(ctx.header("Origin"))) {
-            return new ApiException(403, "cross_origin", "Requests from another site are refused: the Origin is not one of this"
+            throw new ApiException(403, "cross_origin", "Requests from another site are refused: the Origin is not one of this"
                     + " server's CORS origins");
         }
-        return new HttpSecurity.EarlyAnswer(answer -> answer.status(204)
+        ctx.status(204)
                 .header("Access-Control-Allow-Methods", ALLOWED_METHODS)
                 .header("Access-Control-Allow-Headers", ALLOWED_HEADERS)
-                .header("Access-Control-Max-Age", MAX_AGE_SECONDS));
+                .header("Access-Control-Max-Age", MAX_AGE_SECONDS);
+        ctx.skipRemainingHandlers();
     }
 }
