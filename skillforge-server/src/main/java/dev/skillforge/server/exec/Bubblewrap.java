@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * Not done: no seccomp filter (the kernel's whole system call interface stays reachable), no
  * limit on memory, CPU or the workspace's disk use (only on time and output).
  */
-public final class Bubblewrap implements Sandbox {
+final class Bubblewrap implements Sandbox {
 
     /** The uid and gid inside: {@code nobody}/{@code nogroup}, never root. */
     static final int SANDBOX_ID = 65534;

@@ -20,7 +20,7 @@ import java.util.List;
  * shell would expand them there too); anywhere, a newline or any other control character except a
  * tab; an unclosed quote; an empty line.
  */
-public final class CommandLine {
+final class CommandLine {
 
     /** The characters a shell would interpret outside quotes. */
     public static final String SHELL_SYNTAX = "|;&<>`$()*?[]{}~";

@@ -7,7 +7,7 @@ import dev.skillforge.core.transcript.StorableText;
  * checks ({@link CommandLine}, {@link CommandPolicy}, {@link Workspace}) before any process starts;
  * {@link ProcessRunner} turns it into a result with exit code {@value ProcessRunner#EXIT_REFUSED}.
  */
-public final class CommandRefused extends Exception {
+final class CommandRefused extends Exception {
 
     /** Why a command was refused, which decides what the model is told besides the message. */
     public enum Kind {

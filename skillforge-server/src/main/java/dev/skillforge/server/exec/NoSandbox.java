@@ -9,7 +9,7 @@ import java.util.Optional;
  * environment. It can read whatever the server's user can read, write wherever it can write,
  * reach the network and signal the server's processes; only the argument checks stand in the way.
  */
-public final class NoSandbox implements Sandbox {
+final class NoSandbox implements Sandbox {
 
     private final Path workspace;
 

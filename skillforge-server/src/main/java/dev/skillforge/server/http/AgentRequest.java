@@ -13,7 +13,7 @@ import java.util.List;
  * message. Assistant and tool contents must be sent back exactly as the {@code raw-content} and
  * {@code tool-output} events gave them, or provider caches miss.
  */
-public record AgentRequest(List<Entry> messages, String conversationId) {
+record AgentRequest(List<Entry> messages, String conversationId) {
 
     public static final int MAX_MESSAGES = 10_000;
 

@@ -17,7 +17,7 @@ import java.util.List;
  * the run is quiet (waiting on the provider or a command), so a departure is seen within about two
  * ping intervals.
  */
-public final class SseWriter {
+final class SseWriter {
 
     static final long PING_MILLIS = 250;
     private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.UTF_8);

@@ -9,7 +9,7 @@ package dev.skillforge.server.log;
  * to U+2069) are written as escapes: {@code \n}, {@code \r}, {@code \t}, the others as
  * {@code \}{@code uXXXX}. Everything else is left as it is.
  */
-public final class LogText {
+final class LogText {
 
     private LogText() {
     }

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * (no custom types), few aliases are allowed (no "billion laughs"), nesting is shallow (no stack
  * overflow), and duplicate keys are refused (no doubt about which {@code name} counts).
  */
-public final class SkillDocument {
+final class SkillDocument {
 
     /** The largest SKILL.md accepted, in UTF-8 bytes. */
     public static final int MAX_BYTES = 256 * 1024;

@@ -8,7 +8,7 @@ import java.sql.Statement;
  * The databases the store runs on, and the few things that differ between them. Everything else
  * (the schema, upserts with {@code ON CONFLICT}, {@code LIMIT/OFFSET}) is the same SQL on both.
  */
-public enum Dialect {
+enum Dialect {
 
     /** The embedded default: one file, one writer at a time. */
     SQLITE("SQLite") {

@@ -6,7 +6,7 @@ package dev.skillforge.server.store;
  * writes cannot succeed, so the {@link StoreWriter} isolates and drops the refused write instead
  * of retrying it forever and holding every later write back. The message never holds a password.
  */
-public class StoreRejectedException extends StoreException {
+class StoreRejectedException extends StoreException {
 
     public StoreRejectedException(String message, Throwable cause) {
         super(message, cause);

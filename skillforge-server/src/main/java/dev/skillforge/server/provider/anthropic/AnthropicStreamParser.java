@@ -42,7 +42,7 @@ import java.util.TreeMap;
  *       with Anthropic's message and type, also after partial text: never a short answer. {@code ping} is ignored.</li>
  * </ul>
  */
-public final class AnthropicStreamParser {
+final class AnthropicStreamParser {
 
     private static final Set<String> COMPLETE = Set.of("end_turn", "stop_sequence");
 

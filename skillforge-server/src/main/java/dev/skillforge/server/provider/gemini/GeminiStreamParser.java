@@ -47,7 +47,7 @@ import java.util.Set;
  *       {@code provider_prompt_blocked}.</li>
  * </ul>
  */
-public final class GeminiStreamParser {
+final class GeminiStreamParser {
 
     private final ModelStreamListener listener;
     private final ArrayNode parts = Json.MAPPER.createArrayNode();

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * <p>Deterministic: the same text always gives the same videos, in the order they first appear, each
  * once, at most {@value #MAX_VIDEOS}. Other links are left to the model (and to {@code url_context}).
  */
-public final class VideoLinks {
+final class VideoLinks {
 
     /** Gemini takes at most 10 videos in one request. */
     public static final int MAX_VIDEOS = 10;

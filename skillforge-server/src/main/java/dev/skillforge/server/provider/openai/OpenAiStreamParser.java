@@ -28,7 +28,7 @@ import java.util.Set;
  * <p>With web-search sources on (GLM), each result of a top-level {@code web_search} array becomes
  * one {@code onSource(link, title)}, the first time its link appears.
  */
-public final class OpenAiStreamParser {
+final class OpenAiStreamParser {
 
     private final ModelStreamListener listener;
     private final Set<String> sources;
