@@ -69,6 +69,7 @@ public final class Main {
         SkillForgeServer server = SkillForgeServer.builder(settings.dataDir())
                 .address(settings.host(), settings.port())
                 .turnLimits(settings.turnLimits())
+                .conversationTimings(settings.conversationTimings())
                 .security(security)
                 .database(openDatabase(settings))
                 .providers(ProviderFactory.registry(settings))
@@ -97,6 +98,7 @@ public final class Main {
         Settings settings = Settings.fromEnvironment();
         SkillForgeCore core = SkillForgeCore.builder(settings.dataDir())
                 .turnLimits(settings.turnLimits())
+                .conversationTimings(settings.conversationTimings())
                 .security(SecuritySettings.fromEnvironment())
                 .database(openDatabase(settings))
                 .providers(ProviderFactory.registry(settings))

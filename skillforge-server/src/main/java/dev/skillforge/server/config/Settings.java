@@ -2,6 +2,7 @@ package dev.skillforge.server.config;
 
 import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.core.agent.TurnLimits;
+import dev.skillforge.server.conversation.ConversationTimings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,10 +22,13 @@ import java.util.Map;
  * @param dbUrl      a JDBC URL ({@code jdbc:postgresql://…}), or {@code null} for the embedded SQLite file under the data folder
  * @param dbPassword the database password, or {@code null}; never logged
  * @param providers  every configured provider by name, resolved (keys included, from the environment only), and the default
+ * @param conversationTimings {@code FORGE_LEASE_SECONDS}, {@code FORGE_HANDOVER_WAIT_MILLIS}, {@code FORGE_HOT_IDLE_SECONDS},
+ *                   {@code FORGE_MAX_HOT_CONVERSATIONS}, {@code FORGE_STORE_WAIT_MILLIS}, {@code FORGE_SHUTDOWN_FLUSH_SECONDS}
  */
 public record Settings(String host, int port, Path dataDir, TurnLimits turnLimits, String provider, String model,
                        String apiKey, String baseUrl, Duration providerTimeout,
-                       String dbUrl, String dbUser, String dbPassword, ProvidersConfig providers) {
+                       String dbUrl, String dbUser, String dbPassword, ProvidersConfig providers,
+                       ConversationTimings conversationTimings) {
 
     public static final int DEFAULT_PORT = 8080;
 
@@ -56,7 +60,23 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
                 dbUrl(env),
                 blankToNull(env.get("FORGE_DB_USER")),
                 blankToNull(env.get("FORGE_DB_PASSWORD")),
-                providers);
+                providers,
+                conversationTimings(env));
+    }
+
+    /** Leases, hand-over, eviction and flushes; every one has the default of {@link ConversationTimings#DEFAULTS}. */
+    private static ConversationTimings conversationTimings(Map<String, String> env) {
+        ConversationTimings d = ConversationTimings.DEFAULTS;
+        Duration lease = Duration.ofSeconds(integer(env, "FORGE_LEASE_SECONDS", (int) d.leaseTtl().toSeconds(), 1, 3600));
+        // Renewed well within the lease: every 200 ms, or five times per lease when the lease is shorter than a second.
+        Duration renewal = lease.dividedBy(5).compareTo(d.leaseRenewal()) < 0 ? lease.dividedBy(5) : d.leaseRenewal();
+        return new ConversationTimings(lease, renewal,
+                Duration.ofMillis(integer(env, "FORGE_HANDOVER_WAIT_MILLIS", (int) d.handoverWait().toMillis(), 0, 60_000)),
+                Duration.ofSeconds(integer(env, "FORGE_HOT_IDLE_SECONDS", (int) d.idleEviction().toSeconds(), 1, 86_400)),
+                integer(env, "FORGE_MAX_HOT_CONVERSATIONS", d.maxHot(), 1, 1_000_000),
+                Duration.ofMillis(integer(env, "FORGE_STORE_WAIT_MILLIS", (int) d.storeWait().toMillis(), 0, 60_000)),
+                d.handoverFlush(),
+                Duration.ofSeconds(integer(env, "FORGE_SHUTDOWN_FLUSH_SECONDS", (int) d.shutdownFlush().toSeconds(), 1, 600)));
     }
 
     private static String dbUrl(Map<String, String> env) {
@@ -96,6 +116,6 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
                 + ", provider=" + provider + ", model=" + model + ", apiKey=" + (apiKey == null ? "none" : "(set)")
                 + ", baseUrl=" + baseUrl + ", providerTimeout=" + providerTimeout
                 + ", db=" + (dbUrl == null ? "embedded" : dbUrl.replaceAll("password=[^&]*", "password=…"))
-                + ", providers=" + providers + "]";
+                + ", providers=" + providers + ", conversationTimings=" + conversationTimings + "]";
     }
 }

@@ -44,11 +44,4 @@ public record ConversationTimings(Duration leaseTtl, Duration leaseRenewal, Dura
             throw new IllegalArgumentException("at least one conversation must fit in memory, was " + maxHot);
         }
     }
-
-    /** These timings with another lease time, renewed at a fifteenth of it (at most every 200 ms). */
-    public ConversationTimings withLeaseTtl(Duration ttl) {
-        Duration renewal = ttl.dividedBy(15);
-        return new ConversationTimings(ttl, renewal.compareTo(leaseRenewal) < 0 ? renewal : leaseRenewal, handoverWait, idleEviction,
-                maxHot, storeWait, handoverFlush, shutdownFlush);
-    }
 }
