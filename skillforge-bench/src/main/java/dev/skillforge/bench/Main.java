@@ -18,18 +18,22 @@ public final class Main {
             case "hot-turn" -> HotTurnLatencyBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 300);
             case "cache" -> System.exit(CacheBench.run(Arrays.asList(args).subList(1, args.length), out));
             case "sandbox" -> SandboxOverheadBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 300);
+            case "demo-memory" -> DemoMemoryBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 10_000);
             default -> {
                 System.err.println("""
                         usage: ./skillforge bench hot-turn [TURNS]
                                ./skillforge bench cache [--quick] [--out FILE]
                                ./skillforge bench sandbox [RUNS]
+                               ./skillforge bench demo-memory [TURNS]
                           hot-turn  time to first event of a turn on a hot conversation, with and without
                                     100 ms of latency injected into every database call (issue 3)
                           cache     cached tokens against what each provider cache rule allows, SkillForge and
                                     the seeds' history strategies, through the server (issue 6); exit 1 when
                                     SkillForge misses 100% (90% on the conversation longer than its window)
                           sandbox   the time 'true' takes through the process runner in bubblewrap and without a
-                                    sandbox, interleaved: the sandbox's overhead per command (issue 11)""");
+                                    sandbox, interleaved: the sandbox's overhead per command (issue 11)
+                          demo-memory the heap the offline demo holds after full collections over many stateless
+                                    turns: flat when it keeps nothing per turn (issue 13)""");
                 System.exit(name.equals("help") ? 0 : 2);
             }
         }
