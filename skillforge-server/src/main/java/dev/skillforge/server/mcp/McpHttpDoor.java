@@ -31,6 +31,7 @@ public final class McpHttpDoor {
 
     /** Mounts {@code mcp} at {@value #PATH}; call while configuring the server. */
     public static void mount(JavalinConfig config, SkillForgeMcp mcp, HttpSecurity security) {
+        ReactorThreads.daemonSingles(); // before the transport makes its session sweeper
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(mcp.json()).mcpEndpoint(PATH).maxRequestSize(MAX_BODY_BYTES)
                 .contextExtractor(request -> RequestIds.context(request.getAttribute(RequestIds.KEY))).build();
