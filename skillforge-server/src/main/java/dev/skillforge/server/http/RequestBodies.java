@@ -35,7 +35,13 @@ public final class RequestBodies {
         return parseObject(readLimited(request, maxBytes));
     }
 
-    private static byte[] readLimited(HttpServletRequest request, int maxBytes) {
+    /**
+     * The body's bytes, at most {@code maxBytes}: a body over the limit is read up to one byte past it (so a client
+     * still sending gets the answer rather than a broken pipe) and refused with {@code 413 body_too_large}.
+     *
+     * @throws ApiException 413 over the limit; 400 {@code unreadable_body} when it ends early, is malformed or too slow
+     */
+    public static byte[] readLimited(HttpServletRequest request, int maxBytes) {
         long declared = request.getContentLengthLong();
         byte[] bytes;
         try {

@@ -2,6 +2,7 @@ package dev.skillforge.server.mcp;
 
 import dev.skillforge.server.http.ApiException;
 import dev.skillforge.server.http.HttpSecurity;
+import dev.skillforge.server.http.RequestBodies;
 import dev.skillforge.server.json.Json;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -49,7 +50,7 @@ final class McpDoorFilter extends HttpFilter {
                 return;
             }
             requireJson(request);
-            byte[] body = readLimited(request);
+            byte[] body = RequestBodies.readLimited(request, maxBodyBytes);
             request.setAttribute(RequestIds.KEY, RequestIds.inBody(body));
             chain.doFilter(new ReadBody(request, body), response);
         } catch (ApiException refusal) {
@@ -66,27 +67,6 @@ final class McpDoorFilter extends HttpFilter {
         if (type == null || !mediaType(type).equals("application/json")) {
             throw new ApiException(415, "unsupported_media_type", "Send the body as JSON, with Content-Type: application/json");
         }
-    }
-
-    private byte[] readLimited(HttpServletRequest request) {
-        if (request.getContentLengthLong() > maxBodyBytes) {
-            throw tooLarge();
-        }
-        byte[] body;
-        try {
-            body = request.getInputStream().readNBytes(maxBodyBytes + 1);
-        } catch (IOException e) {
-            throw ApiException.badRequest("unreadable_body", "The request body could not be read: it ended early, was malformed"
-                    + " or came too slowly");
-        }
-        if (body.length > maxBodyBytes) {
-            throw tooLarge();
-        }
-        return body;
-    }
-
-    private ApiException tooLarge() {
-        return new ApiException(413, "body_too_large", "The request body is over the limit of " + maxBodyBytes + " bytes");
     }
 
     private static void refuse(HttpServletResponse response, ApiException refusal) throws IOException {
