@@ -29,9 +29,9 @@ abstract class ForwardingStore implements ConversationStore {
     protected abstract void beforeCall();
 
     @Override
-    public void apply(List<Write> batch) {
+    public Set<Fenced> apply(List<Write> batch) {
         beforeCall();
-        delegate.apply(batch);
+        return delegate.apply(batch);
     }
 
     @Override

@@ -75,6 +75,7 @@ public final class ConversationService implements AutoCloseable {
         this.instanceId = instanceId;
         this.hot = new HotConversations(store, writer, instanceId, timings, clock);
         this.leases = new LeaseKeeper(store, instanceId, hot, timings.leaseTtl(), clock);
+        writer.onFenced(fenced -> hot.fenced(fenced.conversationId(), fenced.epoch()));
     }
 
     /** Renews leases and lets idle conversations go every {@link ConversationTimings#leaseRenewal()}, on a thread of its own. */
@@ -128,7 +129,7 @@ public final class ConversationService implements AutoCloseable {
         ConversationRecord record = new ConversationRecord(id, validTitle, systemPrompt, choice.provider(), choice.model(), now, now);
         // A new random id cannot be leased by anyone else yet: the lease is written with the conversation.
         writer.submit(new Write.CreateConversation(record, instanceId, now + timings.leaseTtl().toMillis()));
-        hot.adopt(new HotConversation(record, List.of(), List.of(), writer::submitAll, clock));
+        hot.adopt(new HotConversation(record, List.of(), List.of(), Write.CreateConversation.LEASE_EPOCH, writer::submitAll, clock));
         // Other instances know a conversation only from the database: store it (with its lease) before
         // the client has its id, or a request sent to another instance at once is answered 404.
         // Bounded, and not a turn: during an outage the conversation still starts here and is written later.

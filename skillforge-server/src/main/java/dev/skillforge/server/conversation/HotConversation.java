@@ -36,6 +36,8 @@ final class HotConversation {
     static final String KEEP_FROM = "keep-from";
 
     private final String id;
+    /** The epoch of the lease this copy was loaded (or created) under: every write carries it, and the store refuses it once stale. */
+    private final long epoch;
     private final InstantSource clock;
     /** Where writes go: each list reaches the store in one transaction. */
     private final Consumer<List<Write>> writes;
@@ -60,11 +62,13 @@ final class HotConversation {
     /**
      * @param stored the entries as stored, in order
      * @param turns  the turns as stored (a turn cut off by a crash already marked interrupted)
+     * @param epoch  the epoch of the lease held for it
      * @param writes where changes go, in order; each list in one transaction
      */
-    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, Consumer<List<Write>> writes,
+    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, long epoch, Consumer<List<Write>> writes,
                     InstantSource clock) {
         this.id = record.id();
+        this.epoch = epoch;
         this.record = record;
         this.writes = writes;
         this.clock = clock;
@@ -78,6 +82,10 @@ final class HotConversation {
 
     String id() {
         return id;
+    }
+
+    long epoch() {
+        return epoch;
     }
 
     /** The transcript, appended by the running turn only (and by {@link #startTurn}); guarded by this object. */
@@ -115,9 +123,25 @@ final class HotConversation {
         return true;
     }
 
+    /**
+     * The lease this copy was loaded under is gone (another instance took the conversation over while
+     * this one could not renew): no new turn starts from this copy, and a running turn is stopped with
+     * an error that says so; whatever it still writes is refused by the store.
+     *
+     * @return whether a turn was running
+     */
+    synchronized boolean fence() {
+        released = true;
+        if (running == null) {
+            return false;
+        }
+        running.loseLease();
+        return true;
+    }
+
     synchronized ConversationRecord rename(String title) {
         record = record.withTitle(title, clock.millis());
-        write(new Write.SetTitle(id, title, record.updatedAtMillis()));
+        write(new Write.SetTitle(id, title, record.updatedAtMillis(), epoch));
         return record;
     }
 
@@ -131,7 +155,7 @@ final class HotConversation {
             throw new ConversationException(ConversationException.Kind.BUSY, "A turn is running; stop it before deleting the conversation");
         }
         released = true;
-        write(new Write.DeleteConversation(id));
+        write(new Write.DeleteConversation(id, epoch));
     }
 
     /**
@@ -157,10 +181,10 @@ final class HotConversation {
         TurnRecord started = new TurnRecord(id, turn, TurnRecord.RUNNING, now, null, null);
         turns.add(started);
         inOneTransaction(() -> {
-            write(new Write.PutTurn(started));
+            write(new Write.PutTurn(started, epoch));
             if (record.title().isEmpty()) {
                 record = record.withTitle(title, now);
-                write(new Write.SetTitle(id, title, now));
+                write(new Write.SetTitle(id, title, now, epoch));
             }
             transcript.append(new Entry.User(content));
         });
@@ -178,7 +202,7 @@ final class HotConversation {
         TurnRecord ended = new TurnRecord(id, started.turn(), summary.path("status").asText("failed"), started.startedAtMillis(),
                 clock.millis(), Json.write(summary));
         turns.set(turns.indexOf(started), ended);
-        write(new Write.PutTurn(ended));
+        write(new Write.PutTurn(ended, epoch));
         lastRun = running;
         running = null;
         runningRecorder = null;
@@ -209,7 +233,7 @@ final class HotConversation {
         StoredEntry appended = new StoredEntry(id, nextSeq++, currentTurn, kindOf(entry), entry.content(),
                 replay == null ? null : replay.format(), replay == null ? null : replay.data(), clock.millis());
         stored.add(appended);
-        write(new Write.AppendEntry(appended));
+        write(new Write.AppendEntry(appended, epoch));
     }
 
     /** Sends one change of this conversation to the store, in order with the others. */

@@ -113,8 +113,9 @@ final class HotConversations {
                 Lease lease = store.acquireLease(id, owner, clock.millis(), timings.leaseTtl().toMillis());
                 if (lease instanceof Lease.Held) {
                     ConversationRecord record = store.conversation(id).orElseThrow(() -> ConversationException.notFound(id));
-                    List<TurnRecord> turns = markInterrupted(id, store.turns(id));
-                    return new HotConversation(record, store.entries(id), turns, writer::submitAll, clock);
+                    long epoch = ((Lease.Held) lease).epoch();
+                    List<TurnRecord> turns = markInterrupted(id, store.turns(id), epoch);
+                    return new HotConversation(record, store.entries(id), turns, epoch, writer::submitAll, clock);
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     throw new ConversationException(ConversationException.Kind.BUSY,
@@ -130,9 +131,10 @@ final class HotConversations {
     /**
      * We hold the lease, so a turn still marked running was cut off by a crash: say so, never show it complete.
      *
+     * @param epoch the lease epoch the marks are written under ({@link Write#UNFENCED} in recovery, where no lease is taken)
      * @return the turns with those marked interrupted
      */
-    private List<TurnRecord> markInterrupted(String id, List<TurnRecord> stored) {
+    private List<TurnRecord> markInterrupted(String id, List<TurnRecord> stored, long epoch) {
         List<TurnRecord> turns = new ArrayList<>(stored);
         for (int i = 0; i < turns.size(); i++) {
             TurnRecord turn = turns.get(i);
@@ -140,7 +142,7 @@ final class HotConversations {
                 TurnRecord interrupted = new TurnRecord(turn.conversationId(), turn.turn(), TurnRecord.INTERRUPTED,
                         turn.startedAtMillis(), clock.millis(), "{\"status\":\"interrupted\"}");
                 turns.set(i, interrupted);
-                writer.submit(new Write.PutTurn(interrupted));
+                writer.submit(new Write.PutTurn(interrupted, epoch));
                 log.warn("conversation {}: turn {} was interrupted (the server stopped during it)", id, turn.turn());
             }
         }
@@ -160,7 +162,7 @@ final class HotConversations {
         try {
             Set<String> leftovers = store.leasesHeldBy(owner);
             for (String id : leftovers) {
-                markInterrupted(id, store.turns(id));
+                markInterrupted(id, store.turns(id), Write.UNFENCED);
             }
             if (leftovers.isEmpty() || !writer.flush(timings.shutdownFlush())) {
                 return 0;
@@ -212,12 +214,23 @@ final class HotConversations {
         });
     }
 
-    /** The lease was lost (taken over while this instance could not renew): never run another turn from this copy. */
-    void dropLost(HotConversation conversation) {
-        if (conversation.releaseIfIdle()) {
-            hot.remove(conversation.id(), conversation);
-            log.warn("conversation {}: lease lost; dropped from memory", conversation.id());
+    /**
+     * The store refused writes of {@code id} made under {@code epoch}: if that is this instance's copy,
+     * it is fenced (its turn stopped) and dropped; a newer copy (the lease taken again since) stays.
+     */
+    void fenced(String id, long epoch) {
+        HotConversation conversation = hot.get(id);
+        if (conversation != null && conversation.epoch() == epoch) {
+            lost(conversation);
         }
+    }
+
+    /** The lease of this copy was taken over: stop its turn (the client is told), and never use the copy again. */
+    void lost(HotConversation conversation) {
+        boolean wasRunning = conversation.fence();
+        hot.remove(conversation.id(), conversation);
+        log.warn("conversation {}: lease (epoch {}) lost to another instance; dropped from memory{}", conversation.id(),
+                conversation.epoch(), wasRunning ? ", its running turn stopped" : "");
     }
 
     /** The turns running now. */

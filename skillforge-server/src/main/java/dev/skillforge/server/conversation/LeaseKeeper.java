@@ -54,7 +54,7 @@ final class LeaseKeeper {
                     }
                 } else if (clock.millis() - conversation.record().createdAtMillis() > ttl.toMillis()) {
                     // (A conversation younger than a lease period may simply not be written yet.)
-                    hot.dropLost(conversation);
+                    hot.lost(conversation);
                 }
             });
         }

@@ -24,6 +24,11 @@ public final class AgentRun {
     private final RunEventLog events;
     private final Cancellation cancellation = new Cancellation();
     private final CountDownLatch ended = new CountDownLatch(1);
+    /** Set when the conversation's lease was lost mid-run: the run ends with {@link #LEASE_LOST} instead of "cancelled". */
+    private volatile boolean leaseLost;
+
+    /** The error code a client gets when another instance took the conversation over during the turn. */
+    public static final String LEASE_LOST = "conversation_taken_over";
 
     private AgentRun(RunEventLog events) {
         this.events = events;
@@ -52,6 +57,11 @@ public final class AgentRun {
                 last = new AgentEvent.Error(0, "The server failed while running the turn", "internal_error");
                 sink.accept(last);
             }
+            if (run.leaseLost) {
+                last = new AgentEvent.Error(last.iteration(), "Another server instance took this conversation over while this one"
+                        + " could not renew its lease (a pause or a network partition): the turn was stopped here, and nothing it"
+                        + " did after the take-over was stored. Reload the conversation to see where it stands.", LEASE_LOST);
+            }
             try {
                 onEnd.accept(last);
             } finally {
@@ -68,6 +78,12 @@ public final class AgentRun {
 
     public void cancel(String reason) {
         cancellation.cancel(reason);
+    }
+
+    /** Stops the run because its conversation's lease was taken over; its last event is an error that says so. */
+    public void loseLease() {
+        leaseLost = true;
+        cancellation.cancel("the conversation was taken over by another server instance");
     }
 
     /** Waits until the run and its end action are over; true if that happened within {@code timeout}. */

@@ -19,8 +19,18 @@ public interface ConversationStore extends AutoCloseable {
     /**
      * Applies the writes in order in one transaction: all or none. Idempotent, so the writer can
      * retry a batch whose commit it did not see confirmed.
+     *
+     * <p>Fenced writes ({@link Write#epoch()}) whose epoch is no longer the conversation's held
+     * lease are not applied (the rest of the batch is): the lease was taken over, and the instance
+     * that made them must stop.
+     *
+     * @return the conversations (with the stale epoch) whose writes were refused so, empty normally
      */
-    void apply(List<Write> batch);
+    Set<Fenced> apply(List<Write> batch);
+
+    /** Writes of {@code conversationId} made under lease epoch {@code epoch} were refused: another instance holds it now. */
+    record Fenced(String conversationId, long epoch) {
+    }
 
     Optional<ConversationRecord> conversation(String id);
 

@@ -45,6 +45,11 @@ enum Dialect {
         }
 
         @Override
+        String lockShared() {
+            return "";
+        }
+
+        @Override
         String inCodePointOrder(String column) {
             return column; // SQLite's default collation, BINARY, compares UTF-8 bytes
         }
@@ -85,6 +90,12 @@ enum Dialect {
         }
 
         @Override
+        String lockShared() {
+            // Other readers and writers of the row go on; an UPDATE of it (a take-over) waits.
+            return " FOR SHARE";
+        }
+
+        @Override
         String lockAgainstDelete() {
             // Keeps the conversation from being deleted by another instance between the check that
             // it exists and the insert of its entries, without blocking other appends.
@@ -122,6 +133,9 @@ enum Dialect {
 
     /** The suffix of a {@code SELECT} that locks the rows it reads until the transaction ends. */
     abstract String lockForUpdate();
+
+    /** The suffix of a {@code SELECT} that keeps the rows it reads from being changed until the transaction ends. */
+    abstract String lockShared();
 
     /** The suffix of a {@code SELECT} that keeps the rows it reads from being deleted meanwhile. */
     abstract String lockAgainstDelete();

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -71,13 +72,13 @@ public final class JdbcConversationStore implements ConversationStore {
     private static final String INSERT_CONVERSATION = "INSERT INTO conversations (" + CONVERSATION_COLUMNS
             + ") VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
     private static final String INSERT_ENTRY = "INSERT INTO entries (" + ENTRY_COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq) DO NOTHING";
+            + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq) DO NOTHING";
     private static final String MOVE_UPDATED_AT =
             "UPDATE conversations SET updated_at = ? WHERE id = ? AND updated_at < ?";
     private static final String UPSERT_TURN = "INSERT INTO turns (" + TURN_COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, turn) DO UPDATE SET"
+            + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, turn) DO UPDATE SET"
             + " status = excluded.status, started_at = excluded.started_at,"
-            + " ended_at = excluded.ended_at, summary_json = excluded.summary_json";
+            + " ended_at = excluded.ended_at, summary_json = excluded.summary_json, lease_epoch = excluded.lease_epoch";
     private static final String SET_TITLE = "UPDATE conversations SET title = ?,"
             + " updated_at = CASE WHEN updated_at < ? THEN ? ELSE updated_at END WHERE id = ?";
     private static final List<String> DELETE_CONVERSATION = List.of(
@@ -99,7 +100,8 @@ public final class JdbcConversationStore implements ConversationStore {
             + " ON CONFLICT (conversation_id) DO NOTHING";
     /** The creator's lease, epoch 1; if someone holds a row already, theirs stands. */
     private static final String INSERT_CREATOR_LEASE = "INSERT INTO leases"
-            + " (conversation_id, owner, epoch, expires_at, requested_by) VALUES (?, ?, 1, ?, NULL)"
+            + " (conversation_id, owner, epoch, expires_at, requested_by) VALUES (?, ?, "
+            + Write.CreateConversation.LEASE_EPOCH + ", ?, NULL)"
             + " ON CONFLICT (conversation_id) DO NOTHING";
     private static final String TAKE_LEASE =
             "UPDATE leases SET owner = ?, epoch = ?, expires_at = ?, requested_by = ? WHERE conversation_id = ?";
@@ -113,6 +115,7 @@ public final class JdbcConversationStore implements ConversationStore {
     private final String listConversations;
     private final String conversationExists;
     private final String selectLease;
+    private final String leaseStillCurrent;
 
     /** A store on {@code database}, which it owns from now on: {@link #close()} closes it. */
     public JdbcConversationStore(Database database) {
@@ -123,6 +126,8 @@ public final class JdbcConversationStore implements ConversationStore {
         this.conversationExists = "SELECT 1 FROM conversations WHERE id = ?" + dialect.lockAgainstDelete();
         this.selectLease = "SELECT owner, epoch, expires_at, requested_by FROM leases WHERE conversation_id = ?"
                 + dialect.lockForUpdate();
+        this.leaseStillCurrent = "SELECT 1 FROM leases WHERE conversation_id = ? AND epoch = ? AND owner IS NOT NULL"
+                + dialect.lockShared();
     }
 
     /**
@@ -142,10 +147,10 @@ public final class JdbcConversationStore implements ConversationStore {
     // ---------------------------------------------------------------------------------- writes
 
     @Override
-    public void apply(List<Write> batch) {
+    public Set<Fenced> apply(List<Write> batch) {
         Objects.requireNonNull(batch, "batch");
         if (batch.isEmpty()) {
-            return;
+            return Set.of();
         }
         WriteValidation.requireStorable(batch);
         String what = batch.size() == 1 ? "apply 1 write" : "apply " + batch.size() + " writes";
@@ -157,6 +162,9 @@ public final class JdbcConversationStore implements ConversationStore {
         applier.skipped.forEach((conversationId, count) -> LOG.warn(
                 "Skipped {} write(s) for conversation {}: it does not exist (deleted, or never created)",
                 count, conversationId));
+        applier.fenced.forEach(fenced -> LOG.warn("Refused the writes of conversation {} made under lease epoch {}:"
+                + " another instance has taken the conversation over", fenced.conversationId(), fenced.epoch()));
+        return Set.copyOf(applier.fenced);
     }
 
     /** Applies one batch on one connection inside the caller's transaction. */
@@ -167,12 +175,23 @@ public final class JdbcConversationStore implements ConversationStore {
         private final Map<String, Boolean> exists = new HashMap<>();
         /** Writes skipped because their conversation does not exist, per conversation. */
         private final Map<String, Integer> skipped = new LinkedHashMap<>();
+        /** The lease epochs checked so far in this transaction: current (the row is locked until commit) or fenced. */
+        private final Map<Fenced, Boolean> leaseCurrent = new HashMap<>();
+        /** Conversations whose writes were refused, with the stale epoch they were made under. */
+        private final Set<Fenced> fenced = new LinkedHashSet<>();
 
         BatchApplier(Connection connection) {
             this.connection = connection;
         }
 
         void apply(List<Write> batch) throws SQLException {
+            // The lease rows first, in one order for every transaction (as renewals lock them): two
+            // batches, or a batch and a renewal, never wait for each other crosswise.
+            List<Write> fencedWrites = new ArrayList<>(batch.stream().filter(w -> w.epoch() != Write.UNFENCED).toList());
+            fencedWrites.sort(Comparator.comparing(Write::conversationId).thenComparingLong(Write::epoch));
+            for (Write write : fencedWrites) {
+                leaseStillCurrent(write);
+            }
             int start = 0;
             while (start < batch.size()) {
                 int end = start;
@@ -190,6 +209,9 @@ public final class JdbcConversationStore implements ConversationStore {
         }
 
         private void applyOne(Write write) throws SQLException {
+            if (!leaseStillCurrent(write)) {
+                return;
+            }
             switch (write) {
                 case Write.CreateConversation create -> {
                     createConversation(create.conversation());
@@ -198,7 +220,7 @@ public final class JdbcConversationStore implements ConversationStore {
                     }
                 }
                 case Write.AppendEntry append -> appendEntries(List.of(append));
-                case Write.PutTurn put -> putTurn(put.turn());
+                case Write.PutTurn put -> putTurn(put.turn(), put.epoch());
                 case Write.SetTitle setTitle -> setTitle(setTitle);
                 case Write.DeleteConversation delete -> deleteConversation(delete.conversationId());
             }
@@ -230,10 +252,15 @@ public final class JdbcConversationStore implements ConversationStore {
         /** A run of appends as one JDBC batch, then one updated_at move per conversation. */
         private void appendEntries(List<Write> appends) throws SQLException {
             List<StoredEntry> entries = new ArrayList<>(appends.size());
+            List<Long> epochs = new ArrayList<>(appends.size());
             for (Write write : appends) {
                 StoredEntry entry = ((Write.AppendEntry) write).entry();
+                if (!leaseStillCurrent(write)) {
+                    continue;
+                }
                 if (conversationExists(entry.conversationId())) {
                     entries.add(entry);
+                    epochs.add(write.epoch());
                 } else {
                     skipped.merge(entry.conversationId(), 1, Integer::sum);
                 }
@@ -243,7 +270,8 @@ public final class JdbcConversationStore implements ConversationStore {
             }
             Map<String, Long> newestInserted = new LinkedHashMap<>();
             try (PreparedStatement insert = connection.prepareStatement(INSERT_ENTRY)) {
-                for (StoredEntry entry : entries) {
+                for (int i = 0; i < entries.size(); i++) {
+                    StoredEntry entry = entries.get(i);
                     insert.setString(1, entry.conversationId());
                     insert.setInt(2, entry.seq());
                     insert.setInt(3, entry.turn());
@@ -252,6 +280,7 @@ public final class JdbcConversationStore implements ConversationStore {
                     insert.setString(6, entry.replayFormat());
                     insert.setString(7, entry.replayData());
                     insert.setLong(8, entry.createdAtMillis());
+                    setEpoch(insert, 9, epochs.get(i));
                     insert.addBatch();
                 }
                 int[] counts = insert.executeBatch();
@@ -277,7 +306,7 @@ public final class JdbcConversationStore implements ConversationStore {
             }
         }
 
-        private void putTurn(TurnRecord turn) throws SQLException {
+        private void putTurn(TurnRecord turn, long epoch) throws SQLException {
             if (!conversationExists(turn.conversationId())) {
                 skipped.merge(turn.conversationId(), 1, Integer::sum);
                 return;
@@ -293,6 +322,7 @@ public final class JdbcConversationStore implements ConversationStore {
                     upsert.setLong(5, turn.endedAtMillis());
                 }
                 upsert.setString(6, turn.summaryJson());
+                setEpoch(upsert, 7, epoch);
                 upsert.executeUpdate();
             }
         }
@@ -317,6 +347,34 @@ public final class JdbcConversationStore implements ConversationStore {
                 }
             }
             exists.put(conversationId, false);
+        }
+
+        /**
+         * Whether a fenced write's lease epoch is still the conversation's held lease: one conditional
+         * statement that also locks the lease row until the batch commits ({@code FOR SHARE} on
+         * PostgreSQL; SQLite's {@code BEGIN IMMEDIATE} holds the only write lock), so no take-over
+         * can come between this check and the write. A refused write is remembered in {@link #fenced}.
+         */
+        private boolean leaseStillCurrent(Write write) throws SQLException {
+            if (write.epoch() == Write.UNFENCED) {
+                return true;
+            }
+            Fenced key = new Fenced(write.conversationId(), write.epoch());
+            Boolean known = leaseCurrent.get(key);
+            if (known == null) {
+                try (PreparedStatement select = connection.prepareStatement(leaseStillCurrent)) {
+                    select.setString(1, key.conversationId());
+                    select.setLong(2, key.epoch());
+                    try (ResultSet rows = select.executeQuery()) {
+                        known = rows.next();
+                    }
+                }
+                leaseCurrent.put(key, known);
+            }
+            if (!known) {
+                fenced.add(key);
+            }
+            return known;
         }
 
         private boolean conversationExists(String conversationId) throws SQLException {
@@ -596,6 +654,15 @@ public final class JdbcConversationStore implements ConversationStore {
                 }
             }
         });
+    }
+
+    /** The epoch column of a row: NULL for a write made under no lease. */
+    private static void setEpoch(PreparedStatement statement, int index, long epoch) throws SQLException {
+        if (epoch == Write.UNFENCED) {
+            statement.setNull(index, Types.BIGINT);
+        } else {
+            statement.setLong(index, epoch);
+        }
     }
 
     private static void update(Connection connection, String sql, String... parameters) throws SQLException {

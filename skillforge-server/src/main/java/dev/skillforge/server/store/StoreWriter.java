@@ -8,8 +8,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * Write-behind for a {@link ConversationStore}: keeps database latency and outages off the request
@@ -36,6 +38,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #close()} flushes (up to {@link Options#closeTimeout()}); writes still queued after that
  * are reported at ERROR and lost. After a crash, what was not yet applied is lost: the loss window
  * is the time a write waits in the queue, normally one batch.
+ *
+ * <p><b>Fencing.</b> Writes the store refuses because their lease epoch is stale
+ * ({@link ConversationStore.Fenced}) are not retried: they are dropped, and the listener set with
+ * {@link #onFenced} hears of each such conversation, so the instance that made them stops.
  *
  * <p>Thread-safe: any thread may submit and flush.
  */
@@ -84,6 +90,7 @@ public final class StoreWriter implements AutoCloseable {
 
     private final ConversationStore store;
     private final Options options;
+    private volatile Consumer<ConversationStore.Fenced> fencedListener = fenced -> { };
     private final Thread thread;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -119,6 +126,11 @@ public final class StoreWriter implements AutoCloseable {
         this.store = Objects.requireNonNull(store, "store");
         this.options = Objects.requireNonNull(options, "options");
         this.thread = Thread.ofVirtual().name("store-writer").start(this::run);
+    }
+
+    /** Who hears of writes refused as fenced (called on the writer's thread; must not block). */
+    public void onFenced(Consumer<ConversationStore.Fenced> listener) {
+        this.fencedListener = Objects.requireNonNull(listener, "listener");
     }
 
     /**
@@ -338,8 +350,9 @@ public final class StoreWriter implements AutoCloseable {
         Duration backoff = options.minBackoff();
         while (true) {
             try {
-                store.apply(batch);
+                Set<ConversationStore.Fenced> fenced = store.apply(batch);
                 answered();
+                fenced.forEach(this::tellFenced);
                 return Outcome.APPLIED;
             } catch (StoreRejectedException e) {
                 answered(); // a refusal is an answer: the store is up
@@ -353,6 +366,14 @@ public final class StoreWriter implements AutoCloseable {
                 Duration doubled = backoff.multipliedBy(2);
                 backoff = doubled.compareTo(options.maxBackoff()) > 0 ? options.maxBackoff() : doubled;
             }
+        }
+    }
+
+    private void tellFenced(ConversationStore.Fenced fenced) {
+        try {
+            fencedListener.accept(fenced);
+        } catch (RuntimeException e) {
+            LOG.warn("The fencing listener failed for conversation {}", fenced.conversationId(), e);
         }
     }
 

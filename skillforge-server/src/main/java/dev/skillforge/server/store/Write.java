@@ -3,7 +3,17 @@ package dev.skillforge.server.store;
 /** One change to the store. The writer applies them in the order they were made. */
 public sealed interface Write {
 
+    /** The {@link #epoch()} of a write made under no lease (recovery of a crashed instance's own turns): never refused. */
+    long UNFENCED = -1;
+
     String conversationId();
+
+    /**
+     * The epoch of the lease this write was made under ({@link Lease.Held#epoch()}), or
+     * {@link #UNFENCED}. The store applies a fenced write only while that epoch is still the
+     * conversation's and held: a write from an instance whose lease was taken over is refused.
+     */
+    long epoch();
 
     /**
      * Creates a conversation; ignored if it exists already (so a retried batch is harmless). With a
@@ -12,6 +22,9 @@ public sealed interface Write {
      * round trip of its own.
      */
     record CreateConversation(ConversationRecord conversation, String leaseOwner, long leaseExpiresAtMillis) implements Write {
+
+        /** The epoch of the creator's lease: its later writes carry it. */
+        public static final long LEASE_EPOCH = 1;
         public CreateConversation(ConversationRecord conversation) {
             this(conversation, null, 0);
         }
@@ -19,26 +32,45 @@ public sealed interface Write {
         public String conversationId() {
             return conversation.id();
         }
+
+        /** Creating is never fenced: it writes the first lease itself. */
+        public long epoch() {
+            return UNFENCED;
+        }
     }
 
     /** Appends an entry; ignored if the (conversation, seq) exists already. Also moves the conversation's updated time. */
-    record AppendEntry(StoredEntry entry) implements Write {
+    record AppendEntry(StoredEntry entry, long epoch) implements Write {
+        public AppendEntry(StoredEntry entry) {
+            this(entry, UNFENCED);
+        }
+
         public String conversationId() {
             return entry.conversationId();
         }
     }
 
     /** Inserts or replaces the record of one turn. */
-    record PutTurn(TurnRecord turn) implements Write {
+    record PutTurn(TurnRecord turn, long epoch) implements Write {
+        public PutTurn(TurnRecord turn) {
+            this(turn, UNFENCED);
+        }
+
         public String conversationId() {
             return turn.conversationId();
         }
     }
 
-    record SetTitle(String conversationId, String title, long updatedAtMillis) implements Write {
+    record SetTitle(String conversationId, String title, long updatedAtMillis, long epoch) implements Write {
+        public SetTitle(String conversationId, String title, long updatedAtMillis) {
+            this(conversationId, title, updatedAtMillis, UNFENCED);
+        }
     }
 
     /** Deletes a conversation with its entries, turns and lease. */
-    record DeleteConversation(String conversationId) implements Write {
+    record DeleteConversation(String conversationId, long epoch) implements Write {
+        public DeleteConversation(String conversationId) {
+            this(conversationId, UNFENCED);
+        }
     }
 }

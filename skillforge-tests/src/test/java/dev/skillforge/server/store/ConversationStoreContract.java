@@ -548,6 +548,95 @@ abstract class ConversationStoreContract {
         assertThatThrownBy(() -> store().acquireLease("c-1", "A", 1_000, -1)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    // ---------------------------------------------------------------------- fencing
+
+    @Test
+    void writesUnderTheHeldEpochLandAndWritesUnderAStaleEpochAreRefusedWhileTheRestOfTheBatchLands() {
+        create("c-1", 100);
+        create("c-2", 100);
+        long epochOfA = ((Lease.Held) store().acquireLease("c-1", "A", 1_000, 500)).epoch();
+        assertThat(store().apply(List.of(new AppendEntry(entry("c-1", 0, "A's question"), epochOfA)))).isEmpty();
+
+        Lease.Held takenOver = (Lease.Held) anotherStore().acquireLease("c-1", "B", 1_500, 500);
+        assertThat(takenOver.epoch()).isGreaterThan(epochOfA);
+
+        Set<ConversationStore.Fenced> refused = store().apply(List.of(
+                new AppendEntry(entry("c-1", 1, "A, after the take-over"), epochOfA),
+                new PutTurn(turn("c-1", 0, "complete"), epochOfA),
+                new SetTitle("c-1", "renamed by A", 2_000, epochOfA),
+                new AppendEntry(entry("c-2", 0, "another conversation, unfenced"))));
+
+        assertThat(refused).containsExactly(new ConversationStore.Fenced("c-1", epochOfA));
+        assertThat(store().entries("c-1")).containsExactly(entry("c-1", 0, "A's question"));
+        assertThat(store().turns("c-1")).isEmpty();
+        assertThat(store().conversation("c-1").orElseThrow().title()).isEqualTo("Title of c-1");
+        assertThat(store().entries("c-2")).as("the rest of the batch").containsExactly(entry("c-2", 0, "another conversation, unfenced"));
+
+        assertThat(anotherStore().apply(List.of(new AppendEntry(entry("c-1", 1, "B goes on"), takenOver.epoch())))).isEmpty();
+        assertThat(store().entries("c-1")).extracting(StoredEntry::content).containsExactly("A's question", "B goes on");
+    }
+
+    @Test
+    void aReleasedLeaseFencesItsEpochAndAStaleDeleteDeletesNothing() {
+        create("c-1", 100);
+        long epoch = ((Lease.Held) store().acquireLease("c-1", "A", 1_000, 60_000)).epoch();
+        store().releaseLease("c-1", "A");
+
+        assertThat(store().apply(List.of(new AppendEntry(entry("c-1", 0, "after the release"), epoch))))
+                .containsExactly(new ConversationStore.Fenced("c-1", epoch));
+        assertThat(store().apply(List.of(new DeleteConversation("c-1", epoch))))
+                .containsExactly(new ConversationStore.Fenced("c-1", epoch));
+        assertThat(store().conversation("c-1")).isPresent();
+        assertThat(store().entries("c-1")).isEmpty();
+    }
+
+    @Test
+    void theCreatorWritesUnderTheEpochItsCreationWrote() {
+        store().apply(List.of(new CreateConversation(conversation("c-1", 100), "A", 60_000)));
+
+        assertThat(store().apply(List.of(new AppendEntry(entry("c-1", 0, "first"), CreateConversation.LEASE_EPOCH)))).isEmpty();
+        assertThat(store().entries("c-1")).hasSize(1);
+    }
+
+    @Test
+    void aTakeOverRacingAnInstanceThatKeepsWritingLeavesNoStaleWriteAfterIt() throws Exception {
+        ConversationStore a = store();
+        ConversationStore b = anotherStore();
+        for (int round = 0; round < 20; round++) {
+            String id = "race-" + round;
+            a.apply(List.of(new CreateConversation(conversation(id, 100), "A", 1_000)));
+            long epochOfA = CreateConversation.LEASE_EPOCH;
+            long pause = round % 5; // B lands at different moments of A's writing
+            CyclicBarrier start = new CyclicBarrier(2);
+            try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+                Future<Integer> writer = threads.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    for (int seq = 0; ; seq++) {
+                        if (!a.apply(List.of(new AppendEntry(entry(id, seq, "A " + seq), epochOfA))).isEmpty()) {
+                            return seq; // refused from here on
+                        }
+                    }
+                });
+                Future<Integer> takeOver = threads.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    Thread.sleep(pause);
+                    Lease.Held held = (Lease.Held) b.acquireLease(id, "B", 5_000, 60_000);
+                    int next = b.entries(id).size();
+                    assertThat(b.apply(List.of(new AppendEntry(entry(id, next, "B " + next), held.epoch())))).isEmpty();
+                    return next;
+                });
+                int refusedFrom = writer.get(60, TimeUnit.SECONDS);
+                int bWroteAt = takeOver.get(60, TimeUnit.SECONDS);
+
+                assertThat(refusedFrom).as("round %d: A's writes stop being stored where B took over", round).isEqualTo(bWroteAt);
+                List<String> contents = store().entries(id).stream().map(StoredEntry::content).toList();
+                List<String> expected = new ArrayList<>(IntStream.range(0, bWroteAt).mapToObj(i -> "A " + i).toList());
+                expected.add("B " + bWroteAt);
+                assertThat(contents).as("round %d", round).isEqualTo(expected);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ concurrency
 
     @Test

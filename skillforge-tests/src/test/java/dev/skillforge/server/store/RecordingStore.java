@@ -24,11 +24,12 @@ final class RecordingStore implements ConversationStore {
     }
 
     @Override
-    public void apply(List<Write> batch) {
-        delegate.apply(batch);
+    public Set<Fenced> apply(List<Write> batch) {
+        Set<Fenced> fenced = delegate.apply(batch);
         synchronized (this) {
             batches.add(List.copyOf(batch));
         }
+        return fenced;
     }
 
     @Override
