@@ -19,6 +19,7 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 /** The command line: {@code serve} (the default), {@code mcp} and {@code sim-provider}. */
@@ -79,7 +80,14 @@ public final class Main {
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
                 server.database().database().description());
         log.info("Security: {}", security);
-        awaitShutdown(server);
+        Duration grace = settings.conversationTimings().shutdownGrace();
+        awaitShutdown(() -> {
+            log.info("Stopping: /readyz says so, no new turns start here; running turns may finish within {}", grace);
+            if (!server.drain(grace)) {
+                log.warn("Some turns did not finish within {} (FORGE_SHUTDOWN_GRACE_SECONDS): they are stopped now", grace);
+            }
+            server.close();
+        });
     }
 
     private static JdbcConversationStore openDatabase(Settings settings) throws IOException {
@@ -165,7 +173,7 @@ public final class Main {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             long started = System.nanoTime();
-            log.info("Stopping: no new requests; running turns are stopped and every write is flushed");
+            log.info("Stopping: running turns end, every write is flushed, leases are given back");
             try {
                 resources.close();
                 log.info("Stopped in {} ms", (System.nanoTime() - started) / 1_000_000);

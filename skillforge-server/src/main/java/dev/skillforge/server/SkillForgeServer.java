@@ -26,6 +26,7 @@ import dev.skillforge.server.web.PortInUseException;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -38,13 +39,18 @@ import java.util.function.UnaryOperator;
  */
 public final class SkillForgeServer implements AutoCloseable {
 
+    /** How long a drained server waits at most for the streams of ended turns to send their last events. */
+    private static final Duration LAST_EVENTS = Duration.ofSeconds(1);
+
     private final SkillForgeCore core;
     private final SkillForgeMcp mcp;
+    private final ConversationRoutes conversationRoutes;
     private final ApiServer api;
 
-    private SkillForgeServer(SkillForgeCore core, SkillForgeMcp mcp, ApiServer api) {
+    private SkillForgeServer(SkillForgeCore core, SkillForgeMcp mcp, ConversationRoutes conversationRoutes, ApiServer api) {
         this.core = core;
         this.mcp = mcp;
+        this.conversationRoutes = conversationRoutes;
         this.api = api;
     }
 
@@ -142,23 +148,25 @@ public final class SkillForgeServer implements AutoCloseable {
             try {
                 SkillForgeMcp mcp = opened.add(new SkillForgeMcp(started.conversations(), started.skills(),
                         started.providers().names(), started.providers().defaultName()));
-                ApiServer api = startApi(started, mcp, security);
+                ConversationRoutes conversationRoutes = new ConversationRoutes(started.conversations());
+                ApiServer api = startApi(started, mcp, conversationRoutes, security);
                 opened.keep();
-                return new SkillForgeServer(started, mcp, api);
+                return new SkillForgeServer(started, mcp, conversationRoutes, api);
             } catch (RuntimeException e) {
                 opened.closeAll(e);
                 throw e;
             }
         }
 
-        private ApiServer startApi(SkillForgeCore started, SkillForgeMcp mcp, SecuritySettings security) {
+        private ApiServer startApi(SkillForgeCore started, SkillForgeMcp mcp, ConversationRoutes conversationRoutes,
+                                   SecuritySettings security) {
             ProviderRegistry providers = started.providers();
             ConfiguredProvider provider = providers.defaultProvider();
             ServerMetrics metrics = started.metrics();
             HttpSecurity httpSecurity = new HttpSecurity(security);
             return ApiServer.start(host, port, started.statelessLoop(), SystemPrompt.TEXT,
                     new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
-                    new ConversationRoutes(started.conversations()), new SkillRoutes(started.skills()),
+                    conversationRoutes, new SkillRoutes(started.skills()),
                     new ApiServer.Observability(() -> metrics.runObserver(provider.name(), provider.modelName(), ServerMetrics.STATELESS),
                             metrics::scrape),
                     httpSecurity, () -> {
@@ -213,6 +221,22 @@ public final class SkillForgeServer implements AutoCloseable {
     /** Every configured provider by name. */
     public ProviderRegistry providers() {
         return core.providers();
+    }
+
+    /**
+     * The first half of a graceful stop, for rolling restarts: {@code /readyz} answers 503 and no new
+     * turn starts here; idle conversations are handed back at once; running turns may finish within
+     * {@code grace} (their clients get every event), each handed back as it ends. Call {@link #close()}
+     * after it.
+     *
+     * @return whether every running turn finished in time
+     */
+    public boolean drain(Duration grace) throws InterruptedException {
+        long deadline = System.nanoTime() + grace.toNanos();
+        boolean finished = conversations().drain(grace);
+        // The clients of the turns that just ended are sent their last event before the server closes.
+        conversationRoutes.awaitStreams(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plus(LAST_EVENTS));
+        return finished;
     }
 
     /** Stops taking requests, stops running turns (recorded as cancelled), flushes every write, then closes. */

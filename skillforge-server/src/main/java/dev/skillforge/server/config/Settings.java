@@ -23,7 +23,8 @@ import java.util.Map;
  * @param dbPassword the database password, or {@code null}; never logged
  * @param providers  every configured provider by name, resolved (keys included, from the environment only), and the default
  * @param conversationTimings {@code FORGE_LEASE_SECONDS}, {@code FORGE_HANDOVER_WAIT_MILLIS}, {@code FORGE_HOT_IDLE_SECONDS},
- *                   {@code FORGE_MAX_HOT_CONVERSATIONS}, {@code FORGE_STORE_WAIT_MILLIS}, {@code FORGE_SHUTDOWN_FLUSH_SECONDS}
+ *                   {@code FORGE_MAX_HOT_CONVERSATIONS}, {@code FORGE_STORE_WAIT_MILLIS}, {@code FORGE_SHUTDOWN_FLUSH_SECONDS},
+ *                   {@code FORGE_SHUTDOWN_GRACE_SECONDS}
  */
 public record Settings(String host, int port, Path dataDir, TurnLimits turnLimits, String provider, String model,
                        String apiKey, String baseUrl, Duration providerTimeout,
@@ -76,7 +77,8 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
                 integer(env, "FORGE_MAX_HOT_CONVERSATIONS", d.maxHot(), 1, 1_000_000),
                 Duration.ofMillis(integer(env, "FORGE_STORE_WAIT_MILLIS", (int) d.storeWait().toMillis(), 0, 60_000)),
                 d.handoverFlush(),
-                Duration.ofSeconds(integer(env, "FORGE_SHUTDOWN_FLUSH_SECONDS", (int) d.shutdownFlush().toSeconds(), 1, 600)));
+                Duration.ofSeconds(integer(env, "FORGE_SHUTDOWN_FLUSH_SECONDS", (int) d.shutdownFlush().toSeconds(), 1, 600)),
+                Duration.ofSeconds(integer(env, "FORGE_SHUTDOWN_GRACE_SECONDS", (int) d.shutdownGrace().toSeconds(), 0, 3600)));
     }
 
     private static String dbUrl(Map<String, String> env) {

@@ -19,7 +19,9 @@ public final class ConversationException extends RuntimeException {
         /** The database is needed for this and cannot be reached. */
         UNAVAILABLE,
         /** The conversation's provider is not configured on this server (any more): start a new conversation. */
-        PROVIDER_GONE
+        PROVIDER_GONE,
+        /** This instance is stopping (a deploy): it finishes its running turns but starts none; another instance will. */
+        STOPPING
     }
 
     private final Kind kind;

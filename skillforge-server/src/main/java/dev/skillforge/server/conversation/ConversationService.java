@@ -16,6 +16,7 @@ import dev.skillforge.server.store.Write;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -53,6 +54,8 @@ public final class ConversationService implements AutoCloseable {
     private final HotConversations hot;
     private final LeaseKeeper leases;
     private ScheduledExecutorService maintenance;
+    /** Set by {@link #drain}: no new conversation or turn starts here. */
+    private volatile boolean draining;
 
     /** A service with its own random instance id, the default timings and the system clock (tests). */
     public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models) {
@@ -122,6 +125,7 @@ public final class ConversationService implements AutoCloseable {
      * the system prompt of this server: none of them changes afterwards.
      */
     public ConversationRecord create(String title, String provider, String model) {
+        refuseWhileDraining();
         String validTitle = title == null ? "" : validTitle(title);
         ConversationModels.Choice choice = models.choose(provider, model);
         long now = clock.millis();
@@ -219,6 +223,7 @@ public final class ConversationService implements AutoCloseable {
         MessageLimit.check(content);
         requireStorable("message", content);
         validId(id);
+        refuseWhileDraining();
         while (true) {
             HotConversation conversation = hot.getOrLoad(id);
             ConversationRecord record = conversation.record();
@@ -309,6 +314,42 @@ public final class ConversationService implements AutoCloseable {
             throw ConversationException.notFound(id);
         }
         return id;
+    }
+
+    /**
+     * The first half of a graceful stop (a rolling restart): from now on no conversation or turn starts
+     * here ({@link ConversationException.Kind#STOPPING}); idle conversations are let go at once, so other
+     * instances take them without waiting; running turns may finish within {@code grace}, each let go as
+     * it ends. {@link #close()} then stops whatever still runs.
+     *
+     * @return whether every running turn finished within {@code grace}
+     */
+    public boolean drain(Duration grace) {
+        draining = true;
+        long deadline = System.nanoTime() + grace.toNanos();
+        hot.letGoIdle("the server is stopping");
+        List<AgentRun> runs = hot.running();
+        if (!runs.isEmpty()) {
+            log.info("stopping: waiting up to {} for {} running turns to finish", grace, runs.size());
+        }
+        boolean allEnded = true;
+        for (AgentRun run : runs) {
+            allEnded &= run.awaitEnd(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        hot.letGoIdle("the server is stopping");
+        return allEnded;
+    }
+
+    /** Whether {@link #drain} has begun: this instance takes no new turns (its {@code /readyz} says so). */
+    public boolean isDraining() {
+        return draining;
+    }
+
+    private void refuseWhileDraining() {
+        if (draining) {
+            throw new ConversationException(ConversationException.Kind.STOPPING,
+                    "This server instance is stopping; send the request again (another instance takes it)");
+        }
     }
 
     /**

@@ -23,15 +23,18 @@ import java.util.Objects;
  * @param handoverFlush how long letting a conversation go waits for its writes before giving its lease back
  * @param shutdownFlush how long a shutdown, and recovery at start, wait for the writer
  *                      ({@code FORGE_SHUTDOWN_FLUSH_SECONDS})
+ * @param shutdownGrace how long a stopping instance (SIGTERM) lets its running turns finish before it stops
+ *                      them ({@code FORGE_SHUTDOWN_GRACE_SECONDS})
  */
 public record ConversationTimings(Duration leaseTtl, Duration leaseRenewal, Duration handoverWait, Duration idleEviction, int maxHot,
-                                  Duration storeWait, Duration handoverFlush, Duration shutdownFlush) {
+                                  Duration storeWait, Duration handoverFlush, Duration shutdownFlush, Duration shutdownGrace) {
 
     public static final ConversationTimings DEFAULTS = new ConversationTimings(Duration.ofSeconds(15), Duration.ofMillis(200),
-            Duration.ofSeconds(2), Duration.ofMinutes(10), 1000, Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10));
+            Duration.ofSeconds(2), Duration.ofMinutes(10), 1000, Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10),
+            Duration.ofSeconds(60));
 
     public ConversationTimings {
-        for (Duration d : new Duration[] {leaseTtl, leaseRenewal, handoverWait, idleEviction, storeWait, handoverFlush, shutdownFlush}) {
+        for (Duration d : new Duration[] {leaseTtl, leaseRenewal, handoverWait, idleEviction, storeWait, handoverFlush, shutdownFlush, shutdownGrace}) {
             if (Objects.requireNonNull(d, "duration").isNegative()) {
                 throw new IllegalArgumentException("conversation timings must not be negative: " + d);
             }

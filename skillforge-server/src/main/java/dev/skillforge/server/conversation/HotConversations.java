@@ -233,6 +233,11 @@ final class HotConversations {
                 conversation.epoch(), wasRunning ? ", its running turn stopped" : "");
     }
 
+    /** Lets every idle conversation go (each flushed, then its lease given back); running ones stay. */
+    void letGoIdle(String why) {
+        hot.values().forEach(conversation -> letGo(conversation, why));
+    }
+
     /** The turns running now. */
     List<AgentRun> running() {
         List<AgentRun> runs = new ArrayList<>();

@@ -95,6 +95,7 @@ public final class ApiServer implements AutoCloseable {
             config.staticFiles.enableWebjars();
             security.register(config); // authentication, other sites, Jetty's limits: before every route
             config.routes.get("/healthz", this::health);
+            config.routes.get("/readyz", this::readiness);
             config.routes.get("/api/providers", this::providers);
             config.routes.post("/api/agent", this::agent);
             if (observability.metrics() != null) {
@@ -151,6 +152,16 @@ public final class ApiServer implements AutoCloseable {
         ctx.contentType("application/json").result(Json.write(body));
     }
 
+    /**
+     * Readiness, for a load balancer or orchestrator: 200 while this instance takes new turns, 503 once
+     * it is stopping (it still serves the turns it runs; {@code /healthz} stays 200 for liveness).
+     */
+    private void readiness(Context ctx) {
+        boolean ready = conversations.ready();
+        ctx.status(ready ? 200 : 503).contentType("application/json")
+                .result(Json.write(Json.object().put("status", ready ? "ready" : "stopping")));
+    }
+
     /** The configured providers: name, preset, model, whether simulated, whether a key is present. Never a key. */
     private void providers(Context ctx) {
         ObjectNode body = Json.object();
@@ -176,6 +187,9 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         MessageLimit.check(request.newMessage());
+        if (!conversations.ready()) {
+            throw new ApiException(503, "server_stopping", "This server instance is stopping; send the request again");
+        }
         SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
         AgentRun run = AgentRun.start(loop, new Transcript(request.messages()), systemPrompt, cacheKey(request.messages()),

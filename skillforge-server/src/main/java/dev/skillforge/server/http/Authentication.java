@@ -67,8 +67,8 @@ final class Authentication implements Handler {
         boolean authenticated = hasBearerToken(ctx.header("Authorization")) || hasSessionCookie(ctx.header("Cookie"));
         ctx.attribute(ATTRIBUTE, authenticated);
         String path = ctx.path();
-        if (authenticated || path.equals("/healthz") || (ctx.method() == HandlerType.POST && path.equals(SIGN_IN_PATH))) {
-            return; // /healthz says only "ok" without the token; the sign-in form is its own route
+        if (authenticated || path.equals("/healthz") || path.equals("/readyz") || (ctx.method() == HandlerType.POST && path.equals(SIGN_IN_PATH))) {
+            return; // the probes say only "ok" or "ready" without the token; the sign-in form is its own route
         }
         if (path.equals("/api") || path.startsWith("/api/")) {
             throw HttpSecurity.notFound();

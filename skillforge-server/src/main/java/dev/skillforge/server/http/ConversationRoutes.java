@@ -16,6 +16,7 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,8 +30,42 @@ public final class ConversationRoutes {
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
 
     private final ConversationService conversations;
+    /** Event streams being sent now; a stopping server lets them end before it closes. */
+    private final AtomicInteger streams = new AtomicInteger();
+
     public ConversationRoutes(ConversationService conversations) {
         this.conversations = conversations;
+    }
+
+    /** Whether this instance takes new turns ({@code /readyz}). */
+    boolean ready() {
+        return !conversations.isDraining();
+    }
+
+    /**
+     * Waits until no event stream is being sent (the clients of finished turns got their last event),
+     * up to {@code timeout}; for a graceful stop, after the running turns ended.
+     *
+     * @return whether they all ended
+     */
+    public boolean awaitStreams(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (streams.get() > 0) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    private void stream(RunEventLog log, Context ctx, long after) throws Exception {
+        streams.incrementAndGet();
+        try {
+            new SseWriter(ctx.res()).follow(log, after);
+        } finally {
+            streams.decrementAndGet();
+        }
     }
 
     void register(JavalinConfig config) {
@@ -55,6 +90,7 @@ public final class ConversationRoutes {
                 case TOO_LARGE -> 413;
                 case UNAVAILABLE -> 503;
                 case PROVIDER_GONE -> 409;
+                case STOPPING -> 503;
             };
             String code = switch (e.kind()) {
                 case NOT_FOUND -> "not_found";
@@ -63,6 +99,7 @@ public final class ConversationRoutes {
                 case TOO_LARGE -> "message_too_large";
                 case UNAVAILABLE -> "storage_unavailable";
                 case PROVIDER_GONE -> "provider_not_configured";
+                case STOPPING -> "server_stopping";
             };
             ApiServer.error(ctx, status, code, e.getMessage());
         });
@@ -108,7 +145,7 @@ public final class ConversationRoutes {
     /** Starts a turn and follows it; the turn goes on if the client leaves. */
     void streamTurn(Context ctx, String id, String content) throws Exception {
         AgentRun run = conversations.startTurn(id, content);
-        new SseWriter(ctx.res()).follow(run.events(), 0);
+        stream(run.events(), ctx, 0);
     }
 
     private void events(Context ctx) throws Exception {
@@ -123,7 +160,7 @@ public final class ConversationRoutes {
             ctx.status(204); // everything was seen: an EventSource must stop reconnecting
             return;
         }
-        new SseWriter(ctx.res()).follow(log, after);
+        stream(log, ctx, after);
     }
 
     private void export(Context ctx) {

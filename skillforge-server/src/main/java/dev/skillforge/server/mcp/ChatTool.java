@@ -169,7 +169,7 @@ final class ChatTool implements McpTool {
         return switch (e.kind()) {
             case NOT_FOUND -> e.getMessage() + ": continuation_id must be one that chat returned; leave it out to start a new conversation";
             case BUSY -> e.getMessage() + " (continuation_id " + continuationId + "). Call chat again when that turn has ended.";
-            case INVALID, TOO_LARGE, UNAVAILABLE, PROVIDER_GONE -> e.getMessage();
+            case INVALID, TOO_LARGE, UNAVAILABLE, PROVIDER_GONE, STOPPING -> e.getMessage();
         };
     }
 

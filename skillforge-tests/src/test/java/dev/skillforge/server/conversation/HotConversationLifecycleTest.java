@@ -36,7 +36,8 @@ class HotConversationLifecycleTest {
 
     /** No waiting for another instance's hand-over: a conversation held elsewhere is "busy" at once. */
     private static final ConversationTimings TIMINGS = new ConversationTimings(Duration.ofSeconds(15), Duration.ofMillis(200),
-            Duration.ZERO, Duration.ofMinutes(10), 1000, Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(10));
+            Duration.ZERO, Duration.ofMinutes(10), 1000, Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(10),
+            Duration.ofSeconds(10));
 
     @TempDir
     Path data;

@@ -120,6 +120,7 @@ class ServerCrashTest {
         }
     }
 
+    /** A turn that outlives the grace period a SIGTERM gives (here none: its provider stalls for ever) is stopped and recorded cancelled. */
     @Test
     void aGracefulShutdownMidTurnRecordsTheTurnCancelledAndLosesNothing() throws Exception {
         SimScript script = new SimScript(
@@ -128,7 +129,7 @@ class ServerCrashTest {
                 SimReply.of("Once upon ", "a time…", " never sent").withFault(new SimReply.Stall(2)),
                 SimReply.of("Still ", "here."));
         try (SimProviderServer sim = SimProviderServer.startOnLoopback(script, SimProviderServer.Options.DEFAULT.recordingRequests());
-             ServerProcess first = ServerProcess.start("crash-term-1", dataDir, providerEnv(sim))) {
+             ServerProcess first = ServerProcess.start("crash-term-1", dataDir, withoutGrace(providerEnv(sim)))) {
             String id = ForgeClient.create(first);
             List<Received> turn0 = ForgeClient.turn(first, id, "Which skills do I have?");
             assertFinished(turn0);
@@ -320,6 +321,13 @@ class ServerCrashTest {
     }
 
     // ------------------------------------------------------------------------------ helpers
+
+    /** The settings with no grace period for running turns at a SIGTERM ({@code FORGE_SHUTDOWN_GRACE_SECONDS=0}). */
+    static Map<String, String> withoutGrace(Map<String, String> env) {
+        Map<String, String> settings = new HashMap<>(env);
+        settings.put("FORGE_SHUTDOWN_GRACE_SECONDS", "0");
+        return settings;
+    }
 
     static Map<String, String> providerEnv(SimProviderServer sim) {
         return Map.of("FORGE_PROVIDER", "openai", "FORGE_BASE_URL", sim.baseUrl(), "FORGE_MODEL", SimProviderServer.MODEL,
