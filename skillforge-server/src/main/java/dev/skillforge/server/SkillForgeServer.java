@@ -8,7 +8,9 @@ import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.exec.CommandStats;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.http.ApiServer;
+import dev.skillforge.server.fleet.Fleet;
 import dev.skillforge.server.http.ConversationRoutes;
+import dev.skillforge.server.http.EventJson;
 import dev.skillforge.server.http.HttpSecurity;
 import dev.skillforge.server.http.SkillRoutes;
 import dev.skillforge.server.json.Json;
@@ -21,6 +23,7 @@ import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.Notifications;
 import dev.skillforge.server.store.StoreWriter;
 import dev.skillforge.server.web.PortInUseException;
 
@@ -29,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -45,11 +49,14 @@ public final class SkillForgeServer implements AutoCloseable {
     private final SkillForgeCore core;
     private final SkillForgeMcp mcp;
     private final ConversationRoutes conversationRoutes;
+    private final Optional<Fleet> fleet;
     private final ApiServer api;
 
-    private SkillForgeServer(SkillForgeCore core, SkillForgeMcp mcp, ConversationRoutes conversationRoutes, ApiServer api) {
+    private SkillForgeServer(SkillForgeCore core, SkillForgeMcp mcp, ConversationRoutes conversationRoutes, Optional<Fleet> fleet,
+                             ApiServer api) {
         this.core = core;
         this.mcp = mcp;
+        this.fleet = fleet;
         this.conversationRoutes = conversationRoutes;
         this.api = api;
     }
@@ -148,10 +155,12 @@ public final class SkillForgeServer implements AutoCloseable {
             try {
                 SkillForgeMcp mcp = opened.add(new SkillForgeMcp(started.conversations(), started.skills(),
                         started.providers().names(), started.providers().defaultName()));
-                ConversationRoutes conversationRoutes = new ConversationRoutes(started.conversations());
+                Optional<Fleet> fleet = Notifications.on(started.database().database()).map(notifications -> opened.add(new Fleet(
+                        notifications, started.conversations()::localRun, started.conversations()::stopHere, EventJson::write)));
+                ConversationRoutes conversationRoutes = new ConversationRoutes(started.conversations(), fleet);
                 ApiServer api = startApi(started, mcp, conversationRoutes, security);
                 opened.keep();
-                return new SkillForgeServer(started, mcp, conversationRoutes, api);
+                return new SkillForgeServer(started, mcp, conversationRoutes, fleet, api);
             } catch (RuntimeException e) {
                 opened.closeAll(e);
                 throw e;
@@ -244,6 +253,9 @@ public final class SkillForgeServer implements AutoCloseable {
     public void close() throws Exception {
         mcp.close();
         api.close();
+        if (fleet.isPresent()) {
+            fleet.get().close();
+        }
         core.close();
     }
 }

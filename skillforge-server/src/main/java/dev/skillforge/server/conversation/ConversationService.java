@@ -12,6 +12,7 @@ import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.StoreException;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.store.TurnRecord;
 import dev.skillforge.server.store.Write;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -244,6 +245,42 @@ public final class ConversationService implements AutoCloseable {
             return Optional.empty();
         }
         return conversation.get().currentOrLastRun();
+    }
+
+    /** The running (or last) turn of a conversation held in memory here; empty for any other (for another instance's follower). */
+    public Optional<AgentRun> localRun(String id) {
+        return hot.get(id).flatMap(HotConversation::currentOrLastRun);
+    }
+
+    /** Stops the running turn of a conversation held here (asked by another instance); false when none runs here. */
+    public boolean stopHere(String id) {
+        Optional<AgentRun> run = hot.get(id).flatMap(HotConversation::running);
+        run.ifPresent(r -> r.cancel("stopped by the user"));
+        return run.isPresent();
+    }
+
+    /**
+     * Whether a turn of the conversation is recorded running while it is not held here: another instance
+     * runs it (or died running it).
+     */
+    public boolean runningElsewhere(String id) {
+        if (hot.get(validId(id)).isPresent()) {
+            return false;
+        }
+        List<TurnRecord> turns = snapshot(id).turns();
+        return !turns.isEmpty() && TurnRecord.RUNNING.equals(turns.getLast().status());
+    }
+
+    /** Waits until the store no longer records a turn of the conversation running elsewhere; false if it still does after {@code timeout}. */
+    public boolean awaitNotRunningElsewhere(String id, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (runningElsewhere(id)) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            Thread.sleep(50);
+        }
+        return true;
     }
 
     /** Stops the running turn; false when none was running. */

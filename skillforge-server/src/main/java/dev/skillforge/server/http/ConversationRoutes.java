@@ -8,6 +8,8 @@ import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationSnapshot;
 import dev.skillforge.server.conversation.MarkdownExport;
+import dev.skillforge.server.fleet.Fleet;
+import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
@@ -28,13 +30,21 @@ import java.util.Optional;
 public final class ConversationRoutes {
 
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
+    /** How long a follower waits for the instance running a turn to answer (it is dead, or holds nothing, otherwise). */
+    private static final Duration REMOTE_ANSWER_WAIT = Duration.ofSeconds(2);
+    /** How long a stop waits for another instance to record the turn it stopped. */
+    private static final Duration REMOTE_STOP_WAIT = Duration.ofSeconds(10);
 
     private final ConversationService conversations;
     /** Event streams being sent now; a stopping server lets them end before it closes. */
     private final AtomicInteger streams = new AtomicInteger();
 
-    public ConversationRoutes(ConversationService conversations) {
+    /** Reaches the turns other instances run; absent on a database only one instance uses (SQLite). */
+    private final Optional<Fleet> fleet;
+
+    public ConversationRoutes(ConversationService conversations, Optional<Fleet> fleet) {
         this.conversations = conversations;
+        this.fleet = fleet;
     }
 
     /** Whether this instance takes new turns ({@code /readyz}). */
@@ -79,8 +89,7 @@ public final class ConversationRoutes {
         });
         config.routes.post("/api/conversations/{id}/messages", this::message);
         config.routes.get("/api/conversations/{id}/events", this::events);
-        config.routes.post("/api/conversations/{id}/stop", ctx ->
-                json(ctx, 200, Json.object().put("stopped", conversations.stop(ctx.pathParam("id")))));
+        config.routes.post("/api/conversations/{id}/stop", ctx -> json(ctx, 200, Json.object().put("stopped", stop(ctx.pathParam("id")))));
         config.routes.get("/api/conversations/{id}/export", this::export);
         config.routes.exception(ConversationException.class, (e, ctx) -> {
             int status = switch (e.kind()) {
@@ -148,8 +157,32 @@ public final class ConversationRoutes {
         stream(run.events(), ctx, 0);
     }
 
+    /** Stops the turn here, or asks the instance that runs it; once that one has stopped it, answers {@code true}. */
+    private boolean stop(String id) throws InterruptedException {
+        if (conversations.stop(id)) {
+            return true;
+        }
+        if (fleet.isEmpty() || !conversations.runningElsewhere(id)) {
+            return false;
+        }
+        fleet.get().requestStop(id);
+        return conversations.awaitNotRunningElsewhere(id, REMOTE_STOP_WAIT);
+    }
+
     private void events(Context ctx) throws Exception {
         Optional<AgentRun> run = conversations.currentOrLastRun(ctx.pathParam("id"));
+        if (run.isEmpty() && fleet.isPresent() && conversations.runningElsewhere(ctx.pathParam("id"))) {
+            Optional<RemoteRun> remote = fleet.get().follow(ctx.pathParam("id"), lastEventId(ctx), REMOTE_ANSWER_WAIT);
+            if (remote.isPresent()) {
+                streams.incrementAndGet();
+                try (RemoteRun elsewhere = remote.get()) {
+                    new SseWriter(ctx.res()).follow(elsewhere);
+                } finally {
+                    streams.decrementAndGet();
+                }
+                return;
+            }
+        }
         if (run.isEmpty()) {
             ctx.status(204); // nothing to follow: EventSource clients stop reconnecting on 204
             return;

@@ -9,7 +9,7 @@ import dev.skillforge.server.json.UsageJson;
  * The wire form of an event: one JSON object with {@code type} and {@code iteration} first, then the
  * event's fields as named in docs/design.md, section 4, and the API reference. Unknown usage figures are left out, not sent as 0.
  */
-final class EventJson {
+public final class EventJson {
 
     private EventJson() {
     }

@@ -1,5 +1,6 @@
 package dev.skillforge.server.http;
 
+import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.run.RunEventLog;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -8,6 +9,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Streams a run's events to one client as Server-Sent Events: {@code id: N} and {@code data: {json}}
@@ -58,6 +60,28 @@ final class SseWriter {
                 last = frame.id();
             }
             if (!write(batch.toString().getBytes(StandardCharsets.UTF_8))) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Sends the events of a turn another instance runs, as they arrive, until it ends (or that instance
+     * goes silent: the client reconnects with its {@code Last-Event-ID} and lands where it may go on).
+     *
+     * @return true when the turn's events ended, false when the client went away
+     */
+    public boolean follow(RemoteRun run) {
+        while (true) {
+            Optional<List<RemoteRun.Frame>> frames = run.next(Duration.ofMillis(PING_MILLIS));
+            if (frames.isEmpty()) {
+                return true;
+            }
+            StringBuilder batch = new StringBuilder();
+            for (RemoteRun.Frame frame : frames.get()) {
+                batch.append("id: ").append(frame.id()).append("\ndata: ").append(frame.json()).append("\n\n");
+            }
+            if (!write(batch.isEmpty() ? PING : batch.toString().getBytes(StandardCharsets.UTF_8))) {
                 return false;
             }
         }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;
@@ -219,6 +220,11 @@ public final class Database implements AutoCloseable {
     /** A pooled connection in auto-commit mode; closing it gives it back. */
     Connection connection() throws SQLException {
         return pool.getConnection();
+    }
+
+    /** A connection outside the pool, for a session that stays open (listening for notifications); the caller closes it. */
+    Connection dedicatedConnection() throws SQLException {
+        return DriverManager.getConnection(pool.getJdbcUrl(), pool.getUsername(), pool.getPassword());
     }
 
     /** Drops a connection whose state is unknown (a failed rollback) instead of giving it back. */
