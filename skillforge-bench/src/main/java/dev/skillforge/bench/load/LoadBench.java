@@ -48,6 +48,7 @@ public final class LoadBench {
         List<Level> levels = DEFAULT_LEVELS;
         Map<String, Path> jars = new LinkedHashMap<>();
         String javaOptions = "";
+        Path jfr = null;
         for (int i = 0; i < args.size(); i++) {
             switch (args.get(i)) {
                 case "--levels" -> levels = parseLevels(args.get(++i));
@@ -56,9 +57,10 @@ public final class LoadBench {
                     jars.put(nameAndJar[0], Path.of(nameAndJar[1]).toAbsolutePath());
                 }
                 case "--java-options" -> javaOptions = args.get(++i);
+                case "--jfr" -> jfr = Path.of(args.get(++i)).toAbsolutePath();
                 default -> {
                     System.err.println("unknown argument " + args.get(i) + "; usage: ./skillforge bench load "
-                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…']");
+                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--jfr DIR]");
                     return 2;
                 }
             }
@@ -79,6 +81,12 @@ public final class LoadBench {
             }
             System.out.printf(Locale.ROOT, "load average at start: %s%n", loadAverage());
             warmUp(upstream, servers);
+            if (jfr != null) {
+                Files.createDirectories(jfr);
+                for (Server server : servers.values()) {
+                    jcmd(server, "JFR.start", "name=load", "settings=profile", "filename=" + jfr.resolve("load-" + server.name() + ".jfr"));
+                }
+            }
             List<Map<String, LoadPhase.Result>> results = new ArrayList<>();
             for (Level level : levels) {
                 Map<String, LoadPhase.Result> row = new LinkedHashMap<>();
@@ -90,11 +98,19 @@ public final class LoadBench {
                 results.add(row);
                 System.out.printf(Locale.ROOT, "level %d done; load average %s%n", level.concurrency(), loadAverage());
             }
+            if (jfr != null) {
+                for (Server server : servers.values()) {
+                    jcmd(server, "JFR.stop", "name=load");
+                }
+            }
             return report(out, levels, results, servers);
         } finally {
             for (Process process : processes) {
-                process.destroyForcibly();
-                process.waitFor();
+                process.destroy(); // SIGTERM: a server's shutdown hook runs (and a flight recording is written)
+                if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor();
+                }
             }
             try (var files = Files.walk(data)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
@@ -108,9 +124,21 @@ public final class LoadBench {
                 server.process().toHandle());
     }
 
-    /** Brings every JVM's compiler up to speed before anything is measured. */
+    /** A flight recording of what comes after the warm-up only: the steady state, without the compiler's start. */
+    private static void jcmd(Server server, String... command) throws IOException, InterruptedException {
+        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(server.process().pid())));
+        line.addAll(List.of(command));
+        Process jcmd = new ProcessBuilder(line).redirectErrorStream(true).start();
+        String said = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (jcmd.waitFor() != 0) {
+            throw new IOException("jcmd " + String.join(" ", command) + " failed: " + said);
+        }
+    }
+
+    /** Brings every JVM's compiler up to speed before anything is measured (its compilations cost more CPU than the turns). */
     private static void warmUp(int upstream, Map<String, Server> servers) throws InterruptedException {
-        Level warmUp = new Level(100, 5);
+        Level warmUp = new Level(100, 15);
         LoadPhase.run(warmUp.concurrency(), warmUp.turns(), i -> new LoadConversation(LoadConversation.Mode.DIRECT, upstream, "warm-" + i), null);
         for (Server server : servers.values()) {
             LoadPhase.Result result = phase(server, warmUp, "warm");
