@@ -1,6 +1,7 @@
 package dev.skillforge.bench;
 
 import dev.skillforge.bench.cache.CacheBench;
+import dev.skillforge.bench.load.LoadBench;
 
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -19,12 +20,14 @@ public final class Main {
             case "cache" -> System.exit(CacheBench.run(Arrays.asList(args).subList(1, args.length), out));
             case "sandbox" -> SandboxOverheadBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 300);
             case "demo-memory" -> DemoMemoryBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 10_000);
+            case "load" -> System.exit(LoadBench.run(Arrays.asList(args).subList(1, args.length), out));
             default -> {
                 System.err.println("""
                         usage: ./skillforge bench hot-turn [TURNS]
                                ./skillforge bench cache [--quick] [--out FILE]
                                ./skillforge bench sandbox [RUNS]
                                ./skillforge bench demo-memory [TURNS]
+                               ./skillforge bench load [--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options OPTS]
                           hot-turn  time to first event of a turn on a hot conversation, with and without
                                     100 ms of latency injected into every database call (issue 3)
                           cache     cached tokens against what each provider cache rule allows, SkillForge and
@@ -33,7 +36,10 @@ public final class Main {
                           sandbox   the time 'true' takes through the process runner in bubblewrap and without a
                                     sandbox, interleaved: the sandbox's overhead per command (issue 11)
                           demo-memory the heap the offline demo holds after full collections over many stateless
-                                    turns: flat when it keeps nothing per turn (issue 13)""");
+                                    turns: flat when it keeps nothing per turn (issue 13)
+                          load      concurrent turns through the server against a paced upstream in its own process,
+                                    beside the same calls straight at the upstream: time to first text, server CPU per
+                                    turn, RSS, errors (issue 14); --server compares builds in one run""");
                 System.exit(name.equals("help") ? 0 : 2);
             }
         }

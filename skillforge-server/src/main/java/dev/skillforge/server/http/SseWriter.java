@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +26,8 @@ final class SseWriter {
     private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.UTF_8);
 
     private final OutputStream out;
+    /** The text of one write, kept for the next one: a follower grows no new buffer per event. */
+    private final StringWriter batch = new StringWriter(1024);
 
     public SseWriter(HttpServletResponse response) throws IOException {
         response.setStatus(200);
@@ -54,12 +57,16 @@ final class SseWriter {
                 }
                 continue;
             }
-            StringBuilder batch = new StringBuilder();
+            // Every frame ready now goes out in one write and one flush, each event's JSON written straight into the batch.
+            StringBuffer text = batch.getBuffer();
+            text.setLength(0);
             for (RunEventLog.Frame frame : frames) {
-                batch.append("id: ").append(frame.id()).append("\ndata: ").append(EventJson.write(frame.event())).append("\n\n");
+                text.append("id: ").append(frame.id()).append("\ndata: ");
+                EventJson.write(frame.event(), batch);
+                text.append("\n\n");
                 last = frame.id();
             }
-            if (!write(batch.toString().getBytes(StandardCharsets.UTF_8))) {
+            if (!write(text.toString().getBytes(StandardCharsets.UTF_8))) {
                 return false;
             }
         }

@@ -1,7 +1,10 @@
 package dev.skillforge.server.json;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.Usage;
+
+import java.io.IOException;
 
 /** Usage figures as JSON fields; an unknown figure is left out, never written as 0. */
 public final class UsageJson {
@@ -23,5 +26,19 @@ public final class UsageJson {
             json.put("cacheWriteTokens", usage.cacheWriteTokens());
         }
         return json;
+    }
+
+    /** The same fields, in the same order, written to a streaming generator. */
+    public static void write(JsonGenerator json, Usage usage) throws IOException {
+        field(json, "inputTokens", usage.inputTokens());
+        field(json, "outputTokens", usage.outputTokens());
+        field(json, "cacheReadTokens", usage.cacheReadTokens());
+        field(json, "cacheWriteTokens", usage.cacheWriteTokens());
+    }
+
+    private static void field(JsonGenerator json, String name, Long value) throws IOException {
+        if (value != null) {
+            json.writeNumberField(name, value);
+        }
     }
 }

@@ -7,11 +7,15 @@ import dev.skillforge.core.agent.Usage;
 import dev.skillforge.server.cache.PrefixGuard;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -46,6 +50,9 @@ public final class ServerMetrics implements PrefixGuard.Observer {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final AtomicInteger active = new AtomicInteger();
     private final Counter cacheBreaks;
+    /** Per provider, model and mode: the meters of their runs. */
+    private final Map<List<String>, Meters> meters = new ConcurrentHashMap<>();
+    private final Map<String, Counter> commandCounters = new ConcurrentHashMap<>();
 
     public ServerMetrics() {
         Gauge.builder("skillforge.active.runs", active, AtomicInteger::get)
@@ -75,21 +82,77 @@ public final class ServerMetrics implements PrefixGuard.Observer {
      * ({@code done} or {@code error}) and records what its events say. Call on the thread that starts the run.
      */
     public EventSink runObserver(String provider, String model, String mode) {
-        return new RunObserver(provider, model, mode);
+        return new RunObserver(meters.computeIfAbsent(List.of(provider, model, mode), key -> new Meters(provider, model, mode)));
     }
 
-    private final class RunObserver implements EventSink {
+    /**
+     * The meters of the runs of one provider, model and mode, each resolved from the registry on its first use
+     * and kept: an event costs a map lookup by a constant key, not a meter id built, sorted and looked up. A meter
+     * appears in the scrape once first used, as before (registering it again would return the same meter).
+     */
+    private final class Meters {
         private final String provider;
         private final String model;
         private final String mode;
+        private final Map<String, Meter> resolved = new ConcurrentHashMap<>();
+
+        Meters(String provider, String model, String mode) {
+            this.provider = provider;
+            this.model = model;
+            this.mode = mode;
+        }
+
+        Counter iterations() {
+            return (Counter) resolved.computeIfAbsent("iterations", name -> Counter.builder("skillforge.iterations")
+                    .description("Iterations that ended (model calls answered)")
+                    .tag("provider", provider).tag("model", model).register(registry));
+        }
+
+        Counter contextCuts() {
+            return (Counter) resolved.computeIfAbsent("context.cuts", name -> Counter.builder("skillforge.context.cuts")
+                    .description("Context cuts: conversations whose view was cut to fit the model's context window")
+                    .tag("provider", provider).tag("model", model).register(registry));
+        }
+
+        Timer timeToFirstToken() {
+            return (Timer) resolved.computeIfAbsent("time.to.first.token", name -> Timer.builder("skillforge.time.to.first.token")
+                    .description("From a run's start to its first text or reasoning")
+                    .tag("provider", provider).tag("model", model).publishPercentileHistogram().register(registry));
+        }
+
+        /** {@code kind} is one of a few constants: the map key needs no building. */
+        Counter tokens(String kind) {
+            return (Counter) resolved.computeIfAbsent(kind, name -> Counter.builder("skillforge.tokens")
+                    .description("Tokens as the providers reported them")
+                    .tag("provider", provider).tag("model", model).tag("kind", kind).register(registry));
+        }
+
+        Counter runs(String status) {
+            return (Counter) resolved.computeIfAbsent("runs." + status, name -> Counter.builder("skillforge.runs")
+                    .description("Runs (turns) that ended")
+                    .tag("provider", provider).tag("model", model).tag("mode", mode).tag("status", status).register(registry));
+        }
+
+        Timer runDuration() {
+            return (Timer) resolved.computeIfAbsent("run.duration", name -> Timer.builder("skillforge.run.duration")
+                    .description("How long runs took")
+                    .tag("provider", provider).tag("model", model).tag("mode", mode).publishPercentileHistogram().register(registry));
+        }
+    }
+
+    private Counter commands(String status) {
+        return commandCounters.computeIfAbsent(status, name -> Counter.builder("skillforge.commands").description("Commands by status")
+                .tag("status", status).register(registry));
+    }
+
+    private final class RunObserver implements EventSink {
+        private final Meters meters;
         private final long startedAt = System.nanoTime();
         private boolean firstToken;
         private boolean ended;
 
-        RunObserver(String provider, String model, String mode) {
-            this.provider = provider;
-            this.model = model;
-            this.mode = mode;
+        RunObserver(Meters meters) {
+            this.meters = meters;
             active.incrementAndGet();
         }
 
@@ -98,15 +161,11 @@ public final class ServerMetrics implements PrefixGuard.Observer {
             switch (event) {
                 case AgentEvent.Text e -> firstToken();
                 case AgentEvent.Reasoning e -> firstToken();
-                case AgentEvent.IterationEnd e -> Counter.builder("skillforge.iterations").description("Iterations that ended (model calls answered)")
-                        .tag("provider", provider).tag("model", model).register(registry).increment();
-                case AgentEvent.ToolResult e -> Counter.builder("skillforge.commands").description("Commands by status")
-                        .tag("status", commandStatus(e)).register(registry).increment();
+                case AgentEvent.IterationEnd e -> meters.iterations().increment();
+                case AgentEvent.ToolResult e -> commands(commandStatus(e)).increment();
                 case AgentEvent.UsageReport e -> tokens(e.usage());
                 // One event per stored cut, also for the first request after a restart.
-                case AgentEvent.ContextCut e -> Counter.builder("skillforge.context.cuts")
-                        .description("Context cuts: conversations whose view was cut to fit the model's context window")
-                        .tag("provider", provider).tag("model", model).register(registry).increment();
+                case AgentEvent.ContextCut e -> meters.contextCuts().increment();
                 case AgentEvent.Done e -> end(switch (e.stopReason()) {
                     case COMPLETE, MAX_ITERATIONS -> "complete";
                     case CANCELLED -> "cancelled";
@@ -121,9 +180,7 @@ public final class ServerMetrics implements PrefixGuard.Observer {
         private void firstToken() {
             if (!firstToken) {
                 firstToken = true;
-                Timer.builder("skillforge.time.to.first.token").description("From a run's start to its first text or reasoning")
-                        .tag("provider", provider).tag("model", model).publishPercentileHistogram()
-                        .register(registry).record(Duration.ofNanos(System.nanoTime() - startedAt));
+                meters.timeToFirstToken().record(Duration.ofNanos(System.nanoTime() - startedAt));
             }
         }
 
@@ -136,8 +193,7 @@ public final class ServerMetrics implements PrefixGuard.Observer {
 
         private void add(String kind, Long tokens) {
             if (tokens != null) {
-                Counter.builder("skillforge.tokens").description("Tokens as the providers reported them")
-                        .tag("provider", provider).tag("model", model).tag("kind", kind).register(registry).increment(tokens);
+                meters.tokens(kind).increment(tokens);
             }
         }
 
@@ -147,12 +203,8 @@ public final class ServerMetrics implements PrefixGuard.Observer {
             }
             ended = true;
             active.decrementAndGet();
-            Counter.builder("skillforge.runs").description("Runs (turns) that ended")
-                    .tag("provider", provider).tag("model", model).tag("mode", mode).tag("status", status)
-                    .register(registry).increment();
-            Timer.builder("skillforge.run.duration").description("How long runs took")
-                    .tag("provider", provider).tag("model", model).tag("mode", mode).publishPercentileHistogram()
-                    .register(registry).record(Duration.ofNanos(System.nanoTime() - startedAt));
+            meters.runs(status).increment();
+            meters.runDuration().record(Duration.ofNanos(System.nanoTime() - startedAt));
         }
 
         private static String commandStatus(AgentEvent.ToolResult result) {

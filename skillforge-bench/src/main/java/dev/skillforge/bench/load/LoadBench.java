@@ -1,0 +1,325 @@
+package dev.skillforge.bench.load;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.server.json.Json;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code ./skillforge bench load}: SkillForge under load against a paced model on loopback (issue 14).
+ *
+ * <p>A {@link PacedUpstream} runs in its own process; each server to compare runs in its own process
+ * too ({@code java -cp JAR dev.skillforge.server.Main serve}, as the launcher runs it, its provider
+ * the upstream), by default the jar just built; {@code --server NAME=JAR} (repeatable) compares builds
+ * in one run. At each level of concurrency the same turns are made straight at the upstream first
+ * (the floor), then through each server: half the conversations by id, half stateless. Printed and
+ * written to {@code target/bench/load.json}: time to first text and per turn (p50/p99/max), what the
+ * server adds to them, errors, the server process's CPU per turn and per relayed text chunk, its peak RSS,
+ * and how long after its start it answered its first request.
+ */
+public final class LoadBench {
+
+    private static final List<Level> DEFAULT_LEVELS = List.of(new Level(10, 20), new Level(100, 10), new Level(1000, 3));
+    /** Text chunks a turn relays: two answers of {@value PacedUpstream#CHUNKS}. */
+    private static final int CHUNKS_PER_TURN = 2 * PacedUpstream.CHUNKS;
+
+    record Level(int concurrency, int turns) {
+    }
+
+    private LoadBench() {
+    }
+
+    public static int run(List<String> args, Path out) throws Exception {
+        List<Level> levels = DEFAULT_LEVELS;
+        Map<String, Path> jars = new LinkedHashMap<>();
+        String javaOptions = "";
+        Path jfr = null;
+        for (int i = 0; i < args.size(); i++) {
+            switch (args.get(i)) {
+                case "--levels" -> levels = parseLevels(args.get(++i));
+                case "--server" -> {
+                    String[] nameAndJar = args.get(++i).split("=", 2);
+                    jars.put(nameAndJar[0], Path.of(nameAndJar[1]).toAbsolutePath());
+                }
+                case "--java-options" -> javaOptions = args.get(++i);
+                case "--jfr" -> jfr = Path.of(args.get(++i)).toAbsolutePath();
+                default -> {
+                    System.err.println("unknown argument " + args.get(i) + "; usage: ./skillforge bench load "
+                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--jfr DIR]");
+                    return 2;
+                }
+            }
+        }
+        if (jars.isEmpty()) {
+            jars.put("skillforge", builtJar());
+        }
+        Files.createDirectories(out);
+        List<Process> processes = new ArrayList<>();
+        Path data = Files.createTempDirectory("skillforge-load");
+        try {
+            Process upstreamProcess = startUpstream(out, processes);
+            int upstream = upstreamPort(upstreamProcess);
+            Map<String, Server> servers = new LinkedHashMap<>();
+            for (Map.Entry<String, Path> jar : jars.entrySet()) {
+                servers.put(jar.getKey(), Server.start(jar.getKey(), jar.getValue(), upstream, data.resolve(jar.getKey()), out,
+                        javaOptions, processes));
+            }
+            System.out.printf(Locale.ROOT, "load average at start: %s%n", loadAverage());
+            warmUp(upstream, servers);
+            if (jfr != null) {
+                Files.createDirectories(jfr);
+                for (Server server : servers.values()) {
+                    jcmd(server, "JFR.start", "name=load", "settings=profile", "filename=" + jfr.resolve("load-" + server.name() + ".jfr"));
+                }
+            }
+            List<Map<String, LoadPhase.Result>> results = new ArrayList<>();
+            for (Level level : levels) {
+                Map<String, LoadPhase.Result> row = new LinkedHashMap<>();
+                row.put("direct", LoadPhase.run(level.concurrency(), level.turns(),
+                        i -> new LoadConversation(LoadConversation.Mode.DIRECT, upstream, "direct-" + i), null));
+                for (Map.Entry<String, Server> server : servers.entrySet()) {
+                    row.put(server.getKey(), phase(server.getValue(), level, "c" + level.concurrency()));
+                }
+                results.add(row);
+                System.out.printf(Locale.ROOT, "level %d done; load average %s%n", level.concurrency(), loadAverage());
+            }
+            if (jfr != null) {
+                for (Server server : servers.values()) {
+                    jcmd(server, "JFR.stop", "name=load");
+                }
+            }
+            return report(out, levels, results, servers);
+        } finally {
+            for (Process process : processes) {
+                process.destroy(); // SIGTERM: a server's shutdown hook runs (and a flight recording is written)
+                if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor();
+                }
+            }
+            try (var files = Files.walk(data)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+
+    private static LoadPhase.Result phase(Server server, Level level, String name) throws InterruptedException {
+        return LoadPhase.run(level.concurrency(), level.turns(), i -> new LoadConversation(
+                i % 2 == 0 ? LoadConversation.Mode.BY_ID : LoadConversation.Mode.STATELESS, server.port(), name + "-" + i),
+                server.process().toHandle());
+    }
+
+    /** A flight recording of what comes after the warm-up only: the steady state, without the compiler's start. */
+    private static void jcmd(Server server, String... command) throws IOException, InterruptedException {
+        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(server.process().pid())));
+        line.addAll(List.of(command));
+        Process jcmd = new ProcessBuilder(line).redirectErrorStream(true).start();
+        String said = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (jcmd.waitFor() != 0) {
+            throw new IOException("jcmd " + String.join(" ", command) + " failed: " + said);
+        }
+    }
+
+    /** Brings every JVM's compiler up to speed before anything is measured (its compilations cost more CPU than the turns). */
+    private static void warmUp(int upstream, Map<String, Server> servers) throws InterruptedException {
+        Level warmUp = new Level(100, 15);
+        LoadPhase.run(warmUp.concurrency(), warmUp.turns(), i -> new LoadConversation(LoadConversation.Mode.DIRECT, upstream, "warm-" + i), null);
+        for (Server server : servers.values()) {
+            LoadPhase.Result result = phase(server, warmUp, "warm");
+            if (!result.errors().isEmpty()) {
+                System.out.println("warm-up errors on " + server.name() + ": " + result.errors().size() + ", first: " + result.errors().getFirst());
+            }
+        }
+    }
+
+    private static Process startUpstream(Path out, List<Process> processes) throws IOException {
+        Process process = new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"), PacedUpstream.class.getName())
+                .redirectError(out.resolve("load-upstream.log").toFile()).start();
+        processes.add(process);
+        return process;
+    }
+
+    private static int upstreamPort(Process upstream) throws IOException {
+        BufferedReader lines = new BufferedReader(new InputStreamReader(upstream.getInputStream(), StandardCharsets.UTF_8));
+        String line = lines.readLine();
+        if (line == null || !line.startsWith("port ")) {
+            throw new IOException("the paced upstream did not start: " + line);
+        }
+        return Integer.parseInt(line.substring(5));
+    }
+
+    /** A server under test: its process and port, and how long it took to answer its first request. */
+    record Server(String name, Process process, int port, Duration firstAnswer) {
+
+        static Server start(String name, Path jar, int upstream, Path dataDir, Path out, String javaOptions, List<Process> processes)
+                throws IOException, InterruptedException {
+            int port = freePort();
+            List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED"));
+            if (!javaOptions.isBlank()) {
+                command.addAll(Arrays.asList(javaOptions.strip().split("\\s+")));
+            }
+            command.addAll(List.of("-cp", jar.toString(), "dev.skillforge.server.Main", "serve"));
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(out.resolve("load-server-" + name + ".log").toFile());
+            Map<String, String> env = builder.environment();
+            env.keySet().removeIf(key -> key.startsWith("FORGE_"));
+            env.put("LC_ALL", "C.UTF-8");
+            env.put("FORGE_PORT", Integer.toString(port));
+            env.put("FORGE_DATA_DIR", dataDir.toString());
+            env.put("FORGE_PROVIDER", "openai");
+            env.put("FORGE_BASE_URL", "http://127.0.0.1:" + upstream + "/v1");
+            env.put("FORGE_API_KEY", "sk-load-bench-not-a-real-key");
+            env.put("FORGE_MODEL", "paced-1");
+            env.put("FORGE_MAX_CONNECTIONS_PER_CLIENT", "1000"); // every load client is 127.0.0.1
+            long start = System.nanoTime();
+            Process process = builder.start();
+            processes.add(process);
+            Duration firstAnswer = awaitHealthy(process, port, start);
+            System.out.printf(Locale.ROOT, "server %s (pid %d, %s): first request answered %.0f ms after the process started%n",
+                    name, process.pid(), jar, firstAnswer.toNanos() / 1e6);
+            return new Server(name, process, port, firstAnswer);
+        }
+
+        private static Duration awaitHealthy(Process process, int port, long start) throws InterruptedException, IOException {
+            long deadline = start + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    throw new IOException("the server exited with " + process.exitValue() + " before answering");
+                }
+                try (Http1Connection connection = new Http1Connection(port)) {
+                    int status = connection.get("/healthz");
+                    if (status == 200) {
+                        return Duration.ofNanos(System.nanoTime() - start);
+                    }
+                } catch (IOException notYet) {
+                    Thread.sleep(5);
+                }
+            }
+            throw new IOException("the server did not answer /healthz within 60 s");
+        }
+    }
+
+    private static int report(Path out, List<Level> levels, List<Map<String, LoadPhase.Result>> results, Map<String, Server> servers)
+            throws IOException {
+        List<String> columns = new ArrayList<>(results.getFirst().keySet());
+        System.out.println();
+        System.out.println("Load: paced upstream (first text after " + PacedUpstream.FIRST_TOKEN_MILLIS + " ms, " + PacedUpstream.CHUNKS
+                + " chunks " + PacedUpstream.CHUNK_GAP_MILLIS + " ms apart), 2 model calls and one `skill list` per turn; "
+                + Runtime.getRuntime().availableProcessors() + " cores; load average now " + loadAverage());
+        System.out.println("| concurrent × turns | figure | " + String.join(" | ", columns) + " |");
+        System.out.println("|---|---|" + "---:|".repeat(columns.size()));
+        ObjectNode json = Json.object().put("benchmark", "load").put("cores", Runtime.getRuntime().availableProcessors());
+        ObjectNode startup = json.putObject("firstAnswerMs");
+        servers.forEach((name, server) -> startup.put(name, server.firstAnswer().toNanos() / 1e6));
+        ArrayNode levelsJson = json.putArray("levels");
+        for (int l = 0; l < levels.size(); l++) {
+            Level level = levels.get(l);
+            Map<String, LoadPhase.Result> row = results.get(l);
+            LoadPhase.Result direct = row.get("direct");
+            String label = level.concurrency() + " × " + level.turns();
+            line(label, "first text p50 / p99 / max ms", columns, row, r -> triple(r.firstTextMillis()));
+            line(label, "added first text p50 / p99 ms", columns, row, r -> r == direct ? "—" : String.format(Locale.ROOT, "%.1f / %.1f",
+                    percentile(r.firstTextMillis(), 50) - percentile(direct.firstTextMillis(), 50),
+                    percentile(r.firstTextMillis(), 99) - percentile(direct.firstTextMillis(), 99)));
+            line(label, "turn p50 / p99 / max ms", columns, row, r -> triple(r.turnMillis()));
+            line(label, "errors", columns, row, r -> Integer.toString(r.errors().size()));
+            line(label, "server CPU per turn ms", columns, row, r -> r == direct ? "—" : String.format(Locale.ROOT, "%.2f", r.cpuMillisPerTurn()));
+            line(label, "server CPU per text chunk µs", columns, row, r -> r == direct ? "—"
+                    : String.format(Locale.ROOT, "%.0f", r.cpuMillisPerTurn() * 1000 / CHUNKS_PER_TURN));
+            line(label, "server peak RSS MB", columns, row, r -> r == direct ? "—" : String.format(Locale.ROOT, "%.0f", r.peakRssBytes() / 1e6));
+            ObjectNode levelJson = levelsJson.addObject().put("concurrency", level.concurrency()).put("turnsEach", level.turns());
+            row.forEach((name, r) -> levelJson.set(name, json(r)));
+        }
+        servers.forEach((name, server) -> System.out.printf(Locale.ROOT, "%s: first request answered %.0f ms after its process started%n",
+                name, server.firstAnswer().toNanos() / 1e6));
+        results.forEach(row -> row.forEach((name, r) -> r.errors().stream().limit(3)
+                .forEach(error -> System.out.println("error (" + name + ", " + r.concurrency() + "): " + error))));
+        Path file = out.resolve("load.json");
+        Files.writeString(file, Json.write(json) + "\n");
+        System.out.println("written: " + file.toAbsolutePath());
+        return results.stream().allMatch(row -> row.values().stream().allMatch(r -> r.errors().isEmpty())) ? 0 : 1;
+    }
+
+    private static void line(String level, String figure, List<String> columns, Map<String, LoadPhase.Result> row,
+                             java.util.function.Function<LoadPhase.Result, String> cell) {
+        StringBuilder text = new StringBuilder("| " + level + " | " + figure + " |");
+        for (String column : columns) {
+            text.append(' ').append(cell.apply(row.get(column))).append(" |");
+        }
+        System.out.println(text);
+    }
+
+    private static String triple(double[] values) {
+        return values.length == 0 ? "—" : String.format(Locale.ROOT, "%.1f / %.1f / %.0f",
+                percentile(values, 50), percentile(values, 99), percentile(values, 100));
+    }
+
+    private static ObjectNode json(LoadPhase.Result r) {
+        ObjectNode node = Json.object().put("turns", r.turns().size()).put("errors", r.errors().size())
+                .put("wallMs", r.wall().toMillis()).put("serverCpuMs", r.serverCpu().toMillis())
+                .put("cpuMsPerTurn", r.cpuMillisPerTurn()).put("peakRssBytes", r.peakRssBytes());
+        double[] first = r.firstTextMillis();
+        double[] turn = r.turnMillis();
+        node.putObject("firstTextMs").put("p50", percentile(first, 50)).put("p99", percentile(first, 99)).put("max", percentile(first, 100));
+        node.putObject("turnMs").put("p50", percentile(turn, 50)).put("p99", percentile(turn, 99)).put("max", percentile(turn, 100));
+        return node;
+    }
+
+    static double percentile(double[] values, double p) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    private static List<Level> parseLevels(String text) {
+        return Arrays.stream(text.split(",")).map(level -> {
+            String[] parts = level.strip().split("x");
+            return new Level(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+        }).toList();
+    }
+
+    /** The server jar on this JVM's class path: the one {@code ./skillforge} just built. */
+    private static Path builtJar() {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> entry.endsWith("skillforge.jar")).map(Path::of).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no skillforge.jar on the class path: pass --server NAME=JAR"));
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package dev.skillforge.bench.load;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+/**
+ * One measured step of the load benchmark: {@code concurrency} conversations at once, {@code turns}
+ * turns each, against one port; meanwhile the CPU time and the resident memory of the process that
+ * serves them (when it is watched) are read from the operating system.
+ */
+final class LoadPhase {
+
+    /** What a step measured. {@code serverCpu} and {@code peakRssBytes} are 0 when no process was watched. */
+    record Result(int concurrency, int turnsEach, List<LoadConversation.Turn> turns, List<String> errors,
+                  Duration wall, Duration serverCpu, long peakRssBytes) {
+
+        double cpuMillisPerTurn() {
+            return turns.isEmpty() ? Double.NaN : serverCpu.toNanos() / 1e6 / turns.size();
+        }
+
+        double[] firstTextMillis() {
+            return turns.stream().mapToDouble(turn -> turn.firstTextNanos() / 1e6).toArray();
+        }
+
+        double[] turnMillis() {
+            return turns.stream().mapToDouble(turn -> turn.totalNanos() / 1e6).toArray();
+        }
+    }
+
+    private LoadPhase() {
+    }
+
+    static Result run(int concurrency, int turnsEach, IntFunction<LoadConversation> conversation, ProcessHandle watched)
+            throws InterruptedException {
+        List<LoadConversation.Turn> turns = Collections.synchronizedList(new ArrayList<>());
+        List<String> errors = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> clients = new ArrayList<>();
+        for (int i = 0; i < concurrency; i++) {
+            LoadConversation client = conversation.apply(i);
+            clients.add(Thread.ofVirtual().start(() -> {
+                try (client) {
+                    go.await();
+                    for (int t = 0; t < turnsEach; t++) {
+                        try {
+                            turns.add(client.turn());
+                        } catch (Exception e) {
+                            errors.add(e.toString());
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        AtomicLong peakRss = new AtomicLong();
+        Thread sampler = watched == null ? null : Thread.ofVirtual().start(() -> sampleRss(watched, peakRss));
+        Duration cpuBefore = cpu(watched);
+        long start = System.nanoTime();
+        go.countDown();
+        for (Thread client : clients) {
+            client.join();
+        }
+        Duration wall = Duration.ofNanos(System.nanoTime() - start);
+        Duration cpuUsed = cpu(watched).minus(cpuBefore);
+        if (sampler != null) {
+            sampler.interrupt();
+            sampler.join();
+        }
+        return new Result(concurrency, turnsEach, List.copyOf(turns), List.copyOf(errors), wall, cpuUsed, peakRss.get());
+    }
+
+    /** The process's user and system CPU time so far (Linux reads it from /proc, in 10 ms ticks). */
+    static Duration cpu(ProcessHandle process) {
+        return process == null ? Duration.ZERO : process.info().totalCpuDuration().orElse(Duration.ZERO);
+    }
+
+    private static void sampleRss(ProcessHandle process, AtomicLong peak) {
+        while (!Thread.currentThread().isInterrupted()) {
+            peak.accumulateAndGet(rssBytes(process), Math::max);
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** The process's resident set now ({@code VmRSS} of /proc/PID/status), 0 when it cannot be read. */
+    static long rssBytes(ProcessHandle process) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (Exception e) {
+            return 0;
+        }
+        return 0;
+    }
+}
