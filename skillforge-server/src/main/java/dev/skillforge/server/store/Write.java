@@ -1,5 +1,7 @@
 package dev.skillforge.server.store;
 
+import java.util.List;
+
 /** One change to the store. The writer applies them in the order they were made. */
 public sealed interface Write {
 
@@ -21,8 +23,20 @@ public sealed interface Write {
         }
     }
 
-    /** Appends an entry; ignored if the (conversation, seq) exists already. Also moves the conversation's updated time. */
-    record AppendEntry(StoredEntry entry) implements Write {
+    /**
+     * Appends an entry with its attachment references; ignored if the (conversation, seq) exists already.
+     * Also moves the conversation's updated time. {@code files} are the attached files the entry brings
+     * (each stored once per conversation: a file stored already is not written again).
+     */
+    record AppendEntry(StoredEntry entry, List<AttachmentFile> files) implements Write {
+        public AppendEntry {
+            files = List.copyOf(files);
+        }
+
+        public AppendEntry(StoredEntry entry) {
+            this(entry, List.of());
+        }
+
         public String conversationId() {
             return entry.conversationId();
         }
@@ -38,7 +52,7 @@ public sealed interface Write {
     record SetTitle(String conversationId, String title, long updatedAtMillis) implements Write {
     }
 
-    /** Deletes a conversation with its entries, turns and lease. */
+    /** Deletes a conversation with its entries, attachments, turns and lease. */
     record DeleteConversation(String conversationId) implements Write {
     }
 }
