@@ -249,10 +249,7 @@ public final class ConversationService implements AutoCloseable {
      * @throws ConversationException NOT_FOUND when the conversation does not reference such a file
      */
     public AttachmentDownload attachment(String id, String sha256) {
-        Attachment attachment = snapshot(id).entries().stream().flatMap(entry -> entry.attachments().stream())
-                .filter(a -> a.sha256().equals(sha256)).findFirst()
-                .orElseThrow(() -> new ConversationException(ConversationException.Kind.NOT_FOUND,
-                        "Conversation " + id + " has no attachment " + StorableText.abbreviate(sha256, 64)));
+        Attachment attachment = referenced(id, sha256);
         writer.flush(timings.storeWait()); // a file attached a moment ago may still be on its way to the store
         try {
             byte[] data = store.attachmentFile(id, sha256).orElseThrow(() -> new ConversationException(
@@ -261,6 +258,18 @@ public final class ConversationService implements AutoCloseable {
         } catch (StoreException e) {
             throw ConversationException.unavailable(e);
         }
+    }
+
+    /** What the model reads of an attached file: its extracted text in its fixed wrapping, as stored. */
+    public String attachmentText(String id, String sha256) {
+        return referenced(id, sha256).promptText();
+    }
+
+    private Attachment referenced(String id, String sha256) {
+        return snapshot(id).entries().stream().flatMap(entry -> entry.attachments().stream())
+                .filter(a -> a.sha256().equals(sha256)).findFirst()
+                .orElseThrow(() -> new ConversationException(ConversationException.Kind.NOT_FOUND,
+                        "Conversation " + id + " has no attachment " + StorableText.abbreviate(sha256, 64)));
     }
 
     /** An attached file to send back. */

@@ -117,6 +117,8 @@ final class PdfText {
             this.name = name;
             this.deadlineNanos = deadlineNanos;
             setSortByPosition(false);
+            setLineSeparator("\n"); // not the platform's: the same text on every server
+            setPageEnd("\n\n"); // pages apart by a blank line
         }
 
         @Override
