@@ -59,6 +59,12 @@ abstract class ForwardingStore implements ConversationStore {
     }
 
     @Override
+    public Optional<byte[]> attachmentFile(String conversationId, String sha256) {
+        beforeCall();
+        return delegate.attachmentFile(conversationId, sha256);
+    }
+
+    @Override
     public List<TurnRecord> turns(String conversationId) {
         beforeCall();
         return delegate.turns(conversationId);

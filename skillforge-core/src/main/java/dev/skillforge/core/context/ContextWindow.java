@@ -62,7 +62,7 @@ public final class ContextWindow implements ContextView {
         List<Entry> view = ContextView.visible(entries);
         long size = cost(systemPrompt);
         for (Entry entry : view) {
-            size += cost(entry.content());
+            size += cost(entry.modelText());
         }
         if (size <= CUT_ABOVE * windowTokens) {
             return view;
@@ -87,7 +87,7 @@ public final class ContextWindow implements ContextView {
         long[] suffix = new long[entries.size() + 1];
         for (int i = entries.size() - 1; i >= 0; i--) {
             Entry entry = entries.get(i);
-            suffix[i] = suffix[i + 1] + (entry instanceof Entry.ContextCut ? 0 : cost(entry.content()));
+            suffix[i] = suffix[i + 1] + (entry instanceof Entry.ContextCut ? 0 : cost(entry.modelText()));
         }
         int lastUser = -1;
         for (int i = entries.size() - 1; i >= 0 && lastUser < 0; i--) {

@@ -1,5 +1,6 @@
 package dev.skillforge.core.transcript;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -8,13 +9,37 @@ import java.util.Objects;
  */
 public sealed interface Entry {
 
-    /** The entry's text exactly as it will be sent (for tool entries: without any provider prefix). */
+    /**
+     * The entry's text as written: for a user entry, the message without its attachments; else exactly
+     * what is sent (for tool entries: without any provider prefix).
+     */
     String content();
 
-    /** A message the person wrote. */
-    record User(String content) implements Entry {
+    /** What the model reads of this entry (before any provider prefix): {@link #content()} unless a subtype says otherwise. */
+    default String modelText() {
+        return content();
+    }
+
+    /** A message the person wrote, with the documents attached to it (in the order given). */
+    record User(String content, List<Attachment> attachments) implements Entry {
         public User {
             Objects.requireNonNull(content, "content");
+            attachments = List.copyOf(attachments);
+        }
+
+        public User(String content) {
+            this(content, List.of());
+        }
+
+        /** Each attachment's wrapped text, in order, then the message: the same bytes on every request. */
+        @Override
+        public String modelText() {
+            if (attachments.isEmpty()) {
+                return content;
+            }
+            StringBuilder text = new StringBuilder();
+            attachments.forEach(attachment -> text.append(attachment.promptText()));
+            return text.append(content).toString();
         }
     }
 

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.context.ContextView;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
+import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
@@ -218,7 +220,17 @@ public final class ConversationService implements AutoCloseable {
      * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere)
      */
     public AgentRun startTurn(String id, String content) {
-        if (content == null || content.isBlank()) {
+        return startTurn(id, content, List.of());
+    }
+
+    /**
+     * Starts a turn with the person's new message and the documents attached to it (already read:
+     * {@link dev.skillforge.server.document.Documents#read(List)}). A message with attachments may be empty.
+     *
+     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere)
+     */
+    public AgentRun startTurn(String id, String content, List<AttachedDocument> documents) {
+        if (content == null || (content.isBlank() && documents.isEmpty())) {
             throw new ConversationException(ConversationException.Kind.INVALID, "The message is empty");
         }
         MessageLimit.check(content);
@@ -229,12 +241,46 @@ public final class ConversationService implements AutoCloseable {
             HotConversation conversation = hot.getOrLoad(id);
             ConversationRecord record = conversation.record();
             ConversationModels.Choice choice = new ConversationModels.Choice(record.provider(), record.model());
-            Optional<AgentRun> run = conversation.startTurn(content, titleFrom(content), models.loop(choice), models.runObserver(choice));
+            String title = content.isBlank() ? documents.getFirst().attachment().name() : titleFrom(content);
+            Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice), models.runObserver(choice));
             if (run.isPresent()) {
                 return run.get();
             }
             // handed over or deleted meanwhile: load again
         }
+    }
+
+    /**
+     * A file attached in a conversation, by its SHA-256, with the name and type it was first attached under.
+     *
+     * @throws ConversationException NOT_FOUND when the conversation does not reference such a file
+     */
+    public AttachmentDownload attachment(String id, String sha256) {
+        Attachment attachment = referenced(id, sha256);
+        writer.flush(timings.storeWait()); // a file attached a moment ago may still be on its way to the store
+        try {
+            byte[] data = store.attachmentFile(id, sha256).orElseThrow(() -> new ConversationException(
+                    ConversationException.Kind.UNAVAILABLE, "The attachment is not stored yet; try again shortly"));
+            return new AttachmentDownload(attachment.name(), attachment.mediaType(), data);
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
+    }
+
+    /** What the model reads of an attached file: its extracted text in its fixed wrapping, as stored. */
+    public String attachmentText(String id, String sha256) {
+        return referenced(id, sha256).promptText();
+    }
+
+    private Attachment referenced(String id, String sha256) {
+        return snapshot(id).entries().stream().flatMap(entry -> entry.attachments().stream())
+                .filter(a -> a.sha256().equals(sha256)).findFirst()
+                .orElseThrow(() -> new ConversationException(ConversationException.Kind.NOT_FOUND,
+                        "Conversation " + id + " has no attachment " + StorableText.abbreviate(sha256, 64)));
+    }
+
+    /** An attached file to send back. */
+    public record AttachmentDownload(String name, String mediaType, byte[] data) {
     }
 
     /** The running turn, or else the last one run here since this conversation was loaded. */

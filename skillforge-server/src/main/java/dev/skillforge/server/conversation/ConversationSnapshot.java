@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.shell.ShellCommand;
 import dev.skillforge.core.shell.ShellTagScanner;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.store.ConversationRecord;
@@ -45,6 +46,17 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
         return json;
     }
 
+    /** What the API shows of a user entry's attachments: name, type, size, and where to download the file. */
+    private ArrayNode attachmentsJson(StoredEntry entry) {
+        ArrayNode list = Json.MAPPER.createArrayNode();
+        for (Attachment attachment : entry.attachments()) {
+            list.addObject().put("name", attachment.name()).put("mediaType", attachment.mediaType()).put("size", attachment.size())
+                    .put("sha256", attachment.sha256())
+                    .put("url", "/api/conversations/" + record.id() + "/attachments/" + attachment.sha256());
+        }
+        return list;
+    }
+
     /** The usage figures a stored usage object may have, in the order they are totalled. */
     private static final String[] FIGURES = {"inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"};
 
@@ -55,6 +67,9 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
         for (StoredEntry entry : entries) {
             ObjectNode node = entryList.addObject();
             node.put("seq", entry.seq()).put("turn", entry.turn()).put("role", entry.kind()).put("content", entry.content());
+            if (!entry.attachments().isEmpty()) {
+                node.set("attachments", attachmentsJson(entry));
+            }
             if (entry.replayFormat() != null) {
                 node.putObject("replay").put("format", entry.replayFormat()).put("data", entry.replayData());
             }
@@ -148,7 +163,12 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
             view.put("endedAt", turn.endedAtMillis());
         }
         List<StoredEntry> ofTurn = entries.stream().filter(e -> e.turn() == turn.turn()).toList();
-        ofTurn.stream().filter(e -> e.kind().equals("user")).findFirst().ifPresent(e -> view.put("userMessage", e.content()));
+        ofTurn.stream().filter(e -> e.kind().equals("user")).findFirst().ifPresent(e -> {
+            view.put("userMessage", e.content());
+            if (!e.attachments().isEmpty()) {
+                view.set("attachments", attachmentsJson(e));
+            }
+        });
         ArrayNode iterations = view.putArray("iterations");
         ObjectNode current = null;
         for (StoredEntry entry : ofTurn) {

@@ -2,12 +2,15 @@ package dev.skillforge.server.conversation;
 
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.EventSink;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.core.transcript.Transcript;
+import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
+import dev.skillforge.server.store.AttachmentFile;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.StoredEntry;
 import dev.skillforge.server.store.TurnRecord;
@@ -47,6 +50,8 @@ final class HotConversation {
     private final List<StoredEntry> stored;
     /** Event ids keep growing across the conversation's turns, so {@code Last-Event-ID} is unambiguous. */
     private final AtomicLong eventIds = new AtomicLong();
+    /** The files the user entry being appended brings (set by {@link #startTurn} just before it appends). */
+    private List<AttachmentFile> newFiles = List.of();
     /** Writes held back while {@link #inOneTransaction} runs, else {@code null}. */
     private List<Write> held;
     private ConversationRecord record;
@@ -162,13 +167,15 @@ final class HotConversation {
      * Starts a turn with the person's message: the turn's record, the title (on the first turn) and the
      * message reach the store in one transaction; the loop then runs on its own thread.
      *
+     * @param documents the files attached to the message, text extracted: stored with it, in the same transaction
      * @param loop     the loop of the conversation's provider
      * @param observer sees every event first (the metrics)
      * @param title    the title for a conversation that has none yet, from the message
      * @return the run, or empty when this copy was released meanwhile (the caller loads the conversation again)
      * @throws ConversationException BUSY when a turn is running
      */
-    synchronized Optional<AgentRun> startTurn(String content, String title, AgentLoop loop, EventSink observer) {
+    synchronized Optional<AgentRun> startTurn(String content, List<AttachedDocument> documents, String title, AgentLoop loop,
+                                              EventSink observer) {
         if (released) {
             return Optional.empty();
         }
@@ -186,7 +193,8 @@ final class HotConversation {
                 record = record.withTitle(title, now);
                 write(new Write.SetTitle(id, title, now, epoch));
             }
-            transcript.append(new Entry.User(content));
+            newFiles = documents.stream().map(d -> new AttachmentFile(d.attachment().sha256(), d.data())).toList();
+            transcript.append(new Entry.User(content, documents.stream().map(AttachedDocument::attachment).toList()));
         });
         TurnRecorder recorder = new TurnRecorder();
         runningRecorder = recorder;
@@ -230,10 +238,13 @@ final class HotConversation {
             case Entry.ContextCut cut -> new ProviderReplay(KEEP_FROM, Integer.toString(cut.keepFrom()));
             default -> null;
         };
+        List<Attachment> attachments = entry instanceof Entry.User user ? user.attachments() : List.of();
         StoredEntry appended = new StoredEntry(id, nextSeq++, currentTurn, kindOf(entry), entry.content(),
-                replay == null ? null : replay.format(), replay == null ? null : replay.data(), clock.millis());
+                replay == null ? null : replay.format(), replay == null ? null : replay.data(), clock.millis(), attachments);
         stored.add(appended);
-        write(new Write.AppendEntry(appended, epoch));
+        List<AttachmentFile> files = entry instanceof Entry.User ? newFiles : List.of();
+        newFiles = List.of();
+        write(new Write.AppendEntry(appended, files, epoch));
     }
 
     /** Sends one change of this conversation to the store, in order with the others. */
@@ -286,7 +297,7 @@ final class HotConversation {
 
     static Entry entryOf(StoredEntry stored) {
         return switch (stored.kind()) {
-            case "user" -> new Entry.User(stored.content());
+            case "user" -> new Entry.User(stored.content(), stored.attachments());
             case "tool" -> new Entry.Tool(stored.content());
             case CONTEXT -> {
                 int keepFrom = keepFromOf(stored);

@@ -16,7 +16,12 @@ public final class MarkdownExport {
                 .append(" / ").append(snapshot.record().model()).append("_\n\n");
         for (StoredEntry entry : snapshot.entries()) {
             switch (entry.kind()) {
-                case "user" -> md.append("## You\n\n").append(entry.content().strip()).append("\n\n");
+                case "user" -> {
+                    md.append("## You\n\n");
+                    entry.attachments().forEach(a -> md.append("_Attached: ").append(a.name()).append(" (").append(a.mediaType())
+                            .append(", ").append(a.size()).append(" bytes)_\n\n"));
+                    md.append(entry.content().strip()).append("\n\n");
+                }
                 case "assistant" -> md.append("## SkillForge\n\n").append(entry.content().strip()).append("\n\n");
                 case HotConversation.CONTEXT -> md.append("> ").append(entry.content().strip().replace("\n", "\n> ")).append("\n\n");
                 default -> md.append(fence(entry.content())).append("\n\n");

@@ -3,6 +3,8 @@ package dev.skillforge.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
+import dev.skillforge.server.document.AttachedDocument;
+import dev.skillforge.server.document.Documents;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,9 +13,10 @@ import java.util.List;
  * The stateless agent request of {@code POST /api/agent}: the whole history as
  * {@code {"messages":[{"role":"user"|"assistant"|"tool","content":"…"}]}}, ending with the user's new
  * message. Assistant and tool contents must be sent back exactly as the {@code raw-content} and
- * {@code tool-output} events gave them, or provider caches miss.
+ * {@code tool-output} events gave them, or provider caches miss. A user message may carry {@code attachments}
+ * ({@link AttachmentUploads}): their text is extracted again on every request, the same way, so the bytes are the same.
  */
-record AgentRequest(List<Entry> messages, String conversationId) {
+record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDocument> newDocuments) {
 
     public static final int MAX_MESSAGES = 10_000;
 
@@ -38,14 +41,19 @@ record AgentRequest(List<Entry> messages, String conversationId) {
                 if (!content.isTextual()) {
                     throw ApiException.badRequest("invalid_request", "'content' must be a string, not " + kind(content));
                 }
-                if (content.asText().isBlank()) {
+                List<AttachedDocument> documents = Documents.read(AttachmentUploads.fromJson(body.get("attachments"), "attachments"));
+                if (content.asText().isBlank() && documents.isEmpty()) {
                     throw ApiException.badRequest("invalid_request", "The message is empty");
                 }
-                return new AgentRequest(List.of(new Entry.User(content.asText())), conversationId.asText());
+                return new AgentRequest(List.of(user(content.asText(), documents)), conversationId.asText(), documents);
             }
-            return new AgentRequest(messages(body).messages(), conversationId.asText());
+            return new AgentRequest(messages(body).messages(), conversationId.asText(), messages(body).newDocuments());
         }
         return messages(body);
+    }
+
+    private static Entry.User user(String text, List<AttachedDocument> documents) {
+        return new Entry.User(text, documents.stream().map(AttachedDocument::attachment).toList());
     }
 
     private static AgentRequest messages(JsonNode body) {
@@ -63,19 +71,33 @@ record AgentRequest(List<Entry> messages, String conversationId) {
             throw ApiException.badRequest("invalid_request", "'messages' has " + messages.size() + " entries; the limit is " + MAX_MESSAGES);
         }
         List<Entry> entries = new ArrayList<>(messages.size());
+        List<AttachedDocument> lastDocuments = List.of();
         for (int i = 0; i < messages.size(); i++) {
-            entries.add(entry(messages.get(i), i));
+            lastDocuments = documents(messages.get(i), i);
+            entries.add(entry(messages.get(i), i, lastDocuments));
         }
         if (!(entries.getLast() instanceof Entry.User last)) {
             throw ApiException.badRequest("invalid_request", "The last message must be the user's (role \"user\")");
         }
-        if (last.content().isBlank()) {
+        if (last.content().isBlank() && last.attachments().isEmpty()) {
             throw ApiException.badRequest("invalid_request", "The last message is empty");
         }
-        return new AgentRequest(List.copyOf(entries), null);
+        return new AgentRequest(List.copyOf(entries), null, lastDocuments);
     }
 
-    private static Entry entry(JsonNode message, int index) {
+    /** The documents attached to a user message (its text extracted); other roles cannot carry any. */
+    private static List<AttachedDocument> documents(JsonNode message, int index) {
+        JsonNode attachments = message.isObject() ? message.get("attachments") : null;
+        if (attachments == null || attachments.isNull()) {
+            return List.of();
+        }
+        if (!"user".equals(message.path("role").asText())) {
+            throw ApiException.badRequest("invalid_request", "messages[" + index + "].attachments: only user messages carry attachments");
+        }
+        return Documents.read(AttachmentUploads.fromJson(attachments, "messages[" + index + "].attachments"));
+    }
+
+    private static Entry entry(JsonNode message, int index, List<AttachedDocument> documents) {
         String where = "messages[" + index + "]";
         if (!message.isObject()) {
             throw ApiException.badRequest("invalid_request", where + " must be an object, not " + kind(message));
@@ -90,7 +112,7 @@ record AgentRequest(List<Entry> messages, String conversationId) {
         }
         String text = content.asText();
         return switch (role.asText()) {
-            case "user" -> new Entry.User(text);
+            case "user" -> user(text, documents);
             case "assistant" -> new Entry.Assistant(text);
             case "tool" -> new Entry.Tool(text);
             case "" -> throw ApiException.badRequest("invalid_request", where + ".role is empty: use \"user\", \"assistant\" or \"tool\"");

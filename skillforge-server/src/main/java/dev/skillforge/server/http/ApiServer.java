@@ -8,6 +8,7 @@ import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.Transcript;
 import dev.skillforge.server.conversation.MessageLimit;
+import dev.skillforge.server.document.DocumentException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.run.AgentRun;
@@ -106,6 +107,11 @@ public final class ApiServer implements AutoCloseable {
             skills.register(config);
             otherDoors.accept(config);
             config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
+            config.routes.exception(DocumentException.class, (e, ctx) -> error(ctx, switch (e.kind()) {
+                case INVALID -> 400;
+                case TOO_LARGE -> 413;
+                case UNSUPPORTED -> 415;
+            }, e.code(), e.getMessage()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
                 error(ctx, 500, "internal_error", "The server failed to handle this request");
@@ -181,9 +187,10 @@ public final class ApiServer implements AutoCloseable {
      * {@code conversationId} the turn is the conversation's, and belongs to the server.
      */
     private void agent(Context ctx) throws Exception {
-        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_TURN_BODY_BYTES));
+        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES));
         if (request.conversationId() != null) {
-            conversations.streamTurn(ctx, request.conversationId(), request.newMessage()); // the service checks the message
+            // the service checks the message
+            conversations.streamTurn(ctx, request.conversationId(), request.newMessage(), request.newDocuments());
             return;
         }
         MessageLimit.check(request.newMessage());

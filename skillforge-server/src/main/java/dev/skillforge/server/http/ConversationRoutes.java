@@ -10,6 +10,8 @@ import dev.skillforge.server.conversation.ConversationSnapshot;
 import dev.skillforge.server.conversation.MarkdownExport;
 import dev.skillforge.server.fleet.Fleet;
 import dev.skillforge.server.fleet.RemoteRun;
+import dev.skillforge.server.document.AttachedDocument;
+import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
@@ -17,6 +19,8 @@ import dev.skillforge.server.store.ConversationRecord;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
@@ -91,6 +95,9 @@ public final class ConversationRoutes {
         config.routes.get("/api/conversations/{id}/events", this::events);
         config.routes.post("/api/conversations/{id}/stop", ctx -> json(ctx, 200, Json.object().put("stopped", stop(ctx.pathParam("id")))));
         config.routes.get("/api/conversations/{id}/export", this::export);
+        config.routes.get("/api/conversations/{id}/attachments/{sha256}", this::download);
+        config.routes.get("/api/conversations/{id}/attachments/{sha256}/text", ctx -> ctx.status(200)
+                .contentType("text/plain; charset=utf-8").result(conversations.attachmentText(ctx.pathParam("id"), ctx.pathParam("sha256"))));
         config.routes.exception(ConversationException.class, (e, ctx) -> {
             int status = switch (e.kind()) {
                 case NOT_FOUND -> 404;
@@ -142,18 +149,26 @@ public final class ConversationRoutes {
         json(ctx, 200, summary(conversations.rename(ctx.pathParam("id"), stringField(body, "title")), conversations.isRunning(ctx.pathParam("id"))));
     }
 
+    /** A new message as JSON ({@code content}, {@code attachments}) or as {@code multipart/form-data} (the page's file picker). */
     private void message(Context ctx) throws Exception {
         String id = ctx.pathParam("id");
-        JsonNode body = RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_TURN_BODY_BYTES);
-        if (!body.has("content")) {
+        String type = ctx.header("Content-Type");
+        if (type != null && ContentTypeCheck.mediaType(type).equals("multipart/form-data")) {
+            MultipartMessage form = MultipartMessage.parse(type, RequestBodies.readLimited(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES));
+            streamTurn(ctx, id, form.content(), Documents.read(form.attachments()));
+            return;
+        }
+        JsonNode body = RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES);
+        List<AttachedDocument> documents = Documents.read(AttachmentUploads.fromJson(body.get("attachments"), "attachments"));
+        if (!body.has("content") && documents.isEmpty()) {
             throw ApiException.badRequest("invalid_request", "'content' is missing: send {\"content\":\"…\"}");
         }
-        streamTurn(ctx, id, stringField(body, "content"));
+        streamTurn(ctx, id, body.has("content") ? stringField(body, "content") : "", documents);
     }
 
     /** Starts a turn and follows it; the turn goes on if the client leaves. */
-    void streamTurn(Context ctx, String id, String content) throws Exception {
-        AgentRun run = conversations.startTurn(id, content);
+    void streamTurn(Context ctx, String id, String content, List<AttachedDocument> documents) throws Exception {
+        AgentRun run = conversations.startTurn(id, content, documents);
         stream(run.events(), ctx, 0);
     }
 
@@ -167,6 +182,19 @@ public final class ConversationRoutes {
         }
         fleet.get().requestStop(id);
         return conversations.awaitNotRunningElsewhere(id, REMOTE_STOP_WAIT);
+    }
+
+    /**
+     * An attached file as it was uploaded. Always a download ({@code Content-Disposition: attachment}), and a
+     * type a browser will not run (an attached page or SVG comes back as text): files are the user's, not the server's.
+     */
+    private void download(Context ctx) {
+        ConversationService.AttachmentDownload file = conversations.attachment(ctx.pathParam("id"), ctx.pathParam("sha256"));
+        String type = file.mediaType().equals("application/pdf") ? "application/pdf" : "text/plain; charset=utf-8";
+        ctx.status(200).contentType(type)
+                .header("Content-Disposition", "attachment; filename*=UTF-8''" + URLEncoder.encode(file.name(), StandardCharsets.UTF_8)
+                        .replace("+", "%20"))
+                .result(file.data());
     }
 
     private void events(Context ctx) throws Exception {

@@ -3,6 +3,7 @@ package dev.skillforge.server.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.server.conversation.MessageLimit;
+import dev.skillforge.server.document.DocumentLimits;
 import dev.skillforge.server.json.Json;
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -21,6 +22,12 @@ public final class RequestBodies {
      * client's JSON encoder escapes every non-ASCII character (as ASCII-only encoders do).
      */
     public static final int MAX_TURN_BODY_BYTES = 4 * 1024 * 1024;
+
+    /**
+     * The largest body that starts a turn and may bring attachments ({@code /messages}, {@code /api/agent}): a turn
+     * body plus every file of one message in base64 (4 bytes for every 3), with room for the JSON around them.
+     */
+    public static final int MAX_UPLOAD_BODY_BYTES = MAX_TURN_BODY_BYTES + (DocumentLimits.MAX_MESSAGE_BYTES / 3 + 1) * 4 + 64 * 1024;
 
     private RequestBodies() {
     }

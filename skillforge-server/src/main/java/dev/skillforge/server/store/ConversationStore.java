@@ -40,8 +40,11 @@ public interface ConversationStore extends AutoCloseable {
     /** How many conversations there are. */
     long count();
 
-    /** The entries of a conversation in {@code seq} order. */
+    /** The entries of a conversation in {@code seq} order, each with its attachment references. */
     List<StoredEntry> entries(String conversationId);
+
+    /** The bytes of a file attached in a conversation, by its SHA-256 (lowercase hex), if stored. */
+    Optional<byte[]> attachmentFile(String conversationId, String sha256);
 
     /** The turns of a conversation in turn order. */
     List<TurnRecord> turns(String conversationId);

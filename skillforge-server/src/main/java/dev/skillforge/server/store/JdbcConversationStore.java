@@ -1,5 +1,6 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.StorableText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +74,11 @@ public final class JdbcConversationStore implements ConversationStore {
             + ") VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
     private static final String INSERT_ENTRY = "INSERT INTO entries (" + ENTRY_COLUMNS
             + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq) DO NOTHING";
+    private static final String INSERT_FILE = "INSERT INTO attachment_files (conversation_id, sha256, size, data)"
+            + " VALUES (?, ?, ?, ?) ON CONFLICT (conversation_id, sha256) DO NOTHING";
+    private static final String ATTACHMENT_COLUMNS = "conversation_id, seq, position, sha256, name, media_type, size, prompt_text";
+    private static final String INSERT_ATTACHMENT = "INSERT INTO entry_attachments (" + ATTACHMENT_COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq, position) DO NOTHING";
     private static final String MOVE_UPDATED_AT =
             "UPDATE conversations SET updated_at = ? WHERE id = ? AND updated_at < ?";
     private static final String UPSERT_TURN = "INSERT INTO turns (" + TURN_COLUMNS
@@ -82,6 +88,8 @@ public final class JdbcConversationStore implements ConversationStore {
     private static final String SET_TITLE = "UPDATE conversations SET title = ?,"
             + " updated_at = CASE WHEN updated_at < ? THEN ? ELSE updated_at END WHERE id = ?";
     private static final List<String> DELETE_CONVERSATION = List.of(
+            "DELETE FROM entry_attachments WHERE conversation_id = ?",
+            "DELETE FROM attachment_files WHERE conversation_id = ?",
             "DELETE FROM entries WHERE conversation_id = ?",
             "DELETE FROM turns WHERE conversation_id = ?",
             "DELETE FROM leases WHERE conversation_id = ?",
@@ -92,6 +100,9 @@ public final class JdbcConversationStore implements ConversationStore {
     private static final String COUNT_CONVERSATIONS = "SELECT COUNT(*) FROM conversations";
     private static final String SELECT_ENTRIES =
             "SELECT " + ENTRY_COLUMNS + " FROM entries WHERE conversation_id = ? ORDER BY seq";
+    private static final String SELECT_ATTACHMENTS = "SELECT seq, sha256, name, media_type, size, prompt_text"
+            + " FROM entry_attachments WHERE conversation_id = ? ORDER BY seq, position";
+    private static final String SELECT_FILE = "SELECT data FROM attachment_files WHERE conversation_id = ? AND sha256 = ?";
     private static final String SELECT_TURNS =
             "SELECT " + TURN_COLUMNS + " FROM turns WHERE conversation_id = ? ORDER BY turn";
 
@@ -253,14 +264,19 @@ public final class JdbcConversationStore implements ConversationStore {
         private void appendEntries(List<Write> appends) throws SQLException {
             List<StoredEntry> entries = new ArrayList<>(appends.size());
             List<Long> epochs = new ArrayList<>(appends.size());
+            List<Write.AppendEntry> withAttachments = new ArrayList<>();
             for (Write write : appends) {
-                StoredEntry entry = ((Write.AppendEntry) write).entry();
+                Write.AppendEntry append = (Write.AppendEntry) write;
+                StoredEntry entry = append.entry();
                 if (!leaseStillCurrent(write)) {
                     continue;
                 }
                 if (conversationExists(entry.conversationId())) {
                     entries.add(entry);
                     epochs.add(write.epoch());
+                    if (!entry.attachments().isEmpty() || !append.files().isEmpty()) {
+                        withAttachments.add(append);
+                    }
                 } else {
                     skipped.merge(entry.conversationId(), 1, Integer::sum);
                 }
@@ -268,6 +284,7 @@ public final class JdbcConversationStore implements ConversationStore {
             if (entries.isEmpty()) {
                 return;
             }
+            insertAttachments(withAttachments);
             Map<String, Long> newestInserted = new LinkedHashMap<>();
             try (PreparedStatement insert = connection.prepareStatement(INSERT_ENTRY)) {
                 for (int i = 0; i < entries.size(); i++) {
@@ -303,6 +320,40 @@ public final class JdbcConversationStore implements ConversationStore {
                     move.addBatch();
                 }
                 move.executeBatch();
+            }
+        }
+
+        /** The files (each once per conversation) and the references of entries that bring attachments. */
+        private void insertAttachments(List<Write.AppendEntry> appends) throws SQLException {
+            if (appends.isEmpty()) {
+                return;
+            }
+            try (PreparedStatement file = connection.prepareStatement(INSERT_FILE);
+                 PreparedStatement reference = connection.prepareStatement(INSERT_ATTACHMENT)) {
+                for (Write.AppendEntry append : appends) {
+                    StoredEntry entry = append.entry();
+                    for (AttachmentFile attached : append.files()) {
+                        file.setString(1, entry.conversationId());
+                        file.setString(2, attached.sha256());
+                        file.setLong(3, attached.data().length);
+                        file.setBytes(4, attached.data());
+                        file.addBatch();
+                    }
+                    for (int position = 0; position < entry.attachments().size(); position++) {
+                        Attachment attachment = entry.attachments().get(position);
+                        reference.setString(1, entry.conversationId());
+                        reference.setInt(2, entry.seq());
+                        reference.setInt(3, position);
+                        reference.setString(4, attachment.sha256());
+                        reference.setString(5, attachment.name());
+                        reference.setString(6, attachment.mediaType());
+                        reference.setLong(7, attachment.size());
+                        reference.setString(8, attachment.promptText());
+                        reference.addBatch();
+                    }
+                }
+                file.executeBatch();
+                reference.executeBatch();
             }
         }
 
@@ -434,10 +485,27 @@ public final class JdbcConversationStore implements ConversationStore {
     @Override
     public List<StoredEntry> entries(String conversationId) {
         Objects.requireNonNull(conversationId, "conversationId");
-        return rows("read the entries of conversation " + conversationId, SELECT_ENTRIES,
+        String what = "read the entries of conversation " + conversationId;
+        List<StoredEntry> entries = rows(what, SELECT_ENTRIES,
                 row -> new StoredEntry(row.getString(1), row.getInt(2), row.getInt(3), row.getString(4), row.getString(5),
                         row.getString(6), row.getString(7), row.getLong(8)),
                 conversationId);
+        Map<Integer, List<Attachment>> attachments = new HashMap<>();
+        rows(what, SELECT_ATTACHMENTS, row -> attachments.computeIfAbsent(row.getInt(1), seq -> new ArrayList<>())
+                .add(new Attachment(row.getString(2), row.getString(3), row.getString(4), row.getLong(5), row.getString(6))), conversationId);
+        if (attachments.isEmpty()) {
+            return entries;
+        }
+        return entries.stream().map(e -> attachments.containsKey(e.seq()) ? new StoredEntry(e.conversationId(), e.seq(), e.turn(),
+                e.kind(), e.content(), e.replayFormat(), e.replayData(), e.createdAtMillis(), attachments.get(e.seq())) : e).toList();
+    }
+
+    @Override
+    public Optional<byte[]> attachmentFile(String conversationId, String sha256) {
+        Objects.requireNonNull(conversationId, "conversationId");
+        Objects.requireNonNull(sha256, "sha256");
+        return rows("read an attached file of conversation " + conversationId, SELECT_FILE, row -> row.getBytes(1),
+                conversationId, sha256).stream().findFirst();
     }
 
     @Override

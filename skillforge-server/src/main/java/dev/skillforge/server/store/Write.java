@@ -1,5 +1,7 @@
 package dev.skillforge.server.store;
 
+import java.util.List;
+
 /** One change to the store. The writer applies them in the order they were made. */
 public sealed interface Write {
 
@@ -39,10 +41,26 @@ public sealed interface Write {
         }
     }
 
-    /** Appends an entry; ignored if the (conversation, seq) exists already. Also moves the conversation's updated time. */
-    record AppendEntry(StoredEntry entry, long epoch) implements Write {
+    /**
+     * Appends an entry with its attachment references; ignored if the (conversation, seq) exists already.
+     * Also moves the conversation's updated time. {@code files} are the attached files the entry brings
+     * (each stored once per conversation: a file stored already is not written again).
+     */
+    record AppendEntry(StoredEntry entry, List<AttachmentFile> files, long epoch) implements Write {
+        public AppendEntry {
+            files = List.copyOf(files);
+        }
+
+        public AppendEntry(StoredEntry entry, List<AttachmentFile> files) {
+            this(entry, files, UNFENCED);
+        }
+
+        public AppendEntry(StoredEntry entry, long epoch) {
+            this(entry, List.of(), epoch);
+        }
+
         public AppendEntry(StoredEntry entry) {
-            this(entry, UNFENCED);
+            this(entry, List.of(), UNFENCED);
         }
 
         public String conversationId() {
@@ -67,7 +85,7 @@ public sealed interface Write {
         }
     }
 
-    /** Deletes a conversation with its entries, turns and lease. */
+    /** Deletes a conversation with its entries, attachments, turns and lease. */
     record DeleteConversation(String conversationId, long epoch) implements Write {
         public DeleteConversation(String conversationId) {
             this(conversationId, UNFENCED);

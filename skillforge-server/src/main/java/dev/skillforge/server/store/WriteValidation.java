@@ -40,6 +40,11 @@ final class WriteValidation {
                     requireText(write, "content", e.content());
                     requireText(write, "replay format", e.replayFormat());
                     requireText(write, "replay data", e.replayData());
+                    for (var attachment : e.attachments()) {
+                        requireText(write, "attachment name", attachment.name());
+                        requireText(write, "attachment type", attachment.mediaType());
+                        requireText(write, "attachment text", attachment.promptText());
+                    }
                 }
                 case Write.PutTurn put -> {
                     TurnRecord t = put.turn();

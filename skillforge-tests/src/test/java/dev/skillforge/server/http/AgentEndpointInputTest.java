@@ -61,13 +61,13 @@ class AgentEndpointInputTest {
 
     @Test
     void bodyOverTheLimitIsRefusedWith413() throws Exception {
-        String huge = SseClient.userMessage("x".repeat(RequestBodies.MAX_TURN_BODY_BYTES));
+        String huge = SseClient.userMessage("x".repeat(RequestBodies.MAX_UPLOAD_BODY_BYTES));
 
         SseClient.Answer answer = SseClient.postForAnswer(server.url("/api/agent"), huge);
 
         assertThat(answer.status()).isEqualTo(413);
         assertThat(answer.json().path("error").path("code").asText()).isEqualTo("body_too_large");
-        assertThat(answer.json().path("error").path("message").asText()).contains(String.valueOf(RequestBodies.MAX_TURN_BODY_BYTES));
+        assertThat(answer.json().path("error").path("message").asText()).contains(String.valueOf(RequestBodies.MAX_UPLOAD_BODY_BYTES));
         assertThat(server.sim.requests()).isEmpty();
     }
 

@@ -363,7 +363,7 @@ class HttpFuzzTest {
                 return ("[".repeat(2000 + random.nextInt(20_000))).getBytes(StandardCharsets.UTF_8); // deep nesting
             }
             if (kind < 87) {
-                return ("{\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(RequestBodies.MAX_TURN_BODY_BYTES) + "\"}]}")
+                return ("{\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(RequestBodies.MAX_UPLOAD_BODY_BYTES) + "\"}]}")
                         .getBytes(StandardCharsets.UTF_8); // over the limit
             }
             if (kind < 90) {

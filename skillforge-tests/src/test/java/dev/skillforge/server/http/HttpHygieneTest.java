@@ -83,10 +83,10 @@ class HttpHygieneTest {
         try (ServerHarness server = new ServerHarness(data, new SimScript())) {
             String id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
             Map<String, Integer> limits = Map.of(
-                    "POST /api/agent", RequestBodies.MAX_TURN_BODY_BYTES,
+                    "POST /api/agent", RequestBodies.MAX_UPLOAD_BODY_BYTES,
                     "POST /api/conversations", 64 * 1024,
                     "PATCH /api/conversations/" + id, 64 * 1024,
-                    "POST /api/conversations/" + id + "/messages", RequestBodies.MAX_TURN_BODY_BYTES);
+                    "POST /api/conversations/" + id + "/messages", RequestBodies.MAX_UPLOAD_BODY_BYTES);
             for (var limit : limits.entrySet()) {
                 String[] route = limit.getKey().split(" ");
                 String body = "{\"title\":\"" + "t".repeat(limit.getValue()) + "\"}";

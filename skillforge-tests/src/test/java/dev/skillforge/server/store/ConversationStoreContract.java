@@ -1,5 +1,8 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.core.transcript.Attachment;
+import dev.skillforge.core.transcript.StorableText;
+import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.store.ConversationStore.Renewal;
 import dev.skillforge.server.store.Write.AppendEntry;
 import dev.skillforge.server.store.Write.CreateConversation;
@@ -394,6 +397,73 @@ abstract class ConversationStoreContract {
         assertThat(store().entries("c-2")).hasSize(1);
         assertThat(store().acquireLease("c-1", "B", 2_000, 60_000))
                 .as("the lease went with the conversation").isEqualTo(new Lease.Held("c-1", 1, 62_000));
+    }
+
+    // ------------------------------------------------------------------ attachments
+
+    static StoredEntry userEntryWith(String conversationId, int seq, Attachment... attachments) {
+        return new StoredEntry(conversationId, seq, seq, "user", "turn this into a skill", null, null, 10_000 + seq, List.of(attachments));
+    }
+
+    static Attachment attachment(String name, byte[] data) {
+        return new Attachment(Documents.sha256(data), name, "text/plain", data.length,
+                Attachment.wrap(name, "text/plain", StorableText.clean(new String(data, StandardCharsets.UTF_8))));
+    }
+
+    @Test
+    void attachmentsComeBackWithTheirEntryInOrderAndTheFileOnce() {
+        create("c-1", 100);
+        byte[] notes = "step one\r\nstep two \u00e9\n".getBytes(StandardCharsets.UTF_8);
+        byte[] binary = new byte[256];
+        for (int i = 0; i < binary.length; i++) {
+            binary[i] = (byte) i;
+        }
+        Attachment first = attachment("notes.md", notes);
+        Attachment again = attachment("copy of notes.md", notes); // the same bytes under another name
+        Attachment other = attachment("bytes.txt", binary);
+        store().apply(List.of(new AppendEntry(userEntryWith("c-1", 0, first, again, other),
+                        List.of(new AttachmentFile(first.sha256(), notes), new AttachmentFile(other.sha256(), binary))),
+                new AppendEntry(entry("c-1", 1, "answer"))));
+        store().apply(List.of(new AppendEntry(userEntryWith("c-1", 2, first), List.of(new AttachmentFile(first.sha256(), notes)))));
+
+        List<StoredEntry> entries = anotherStore().entries("c-1");
+        assertThat(entries.get(0).attachments()).containsExactly(first, again, other);
+        assertThat(entries.get(0).attachments().getFirst().promptText())
+                .isEqualTo("<document name=\"notes.md\" type=\"text/plain\">\nstep one\r\nstep two \u00e9\n</document>\n\n");
+        assertThat(entries.get(1).attachments()).isEmpty();
+        assertThat(entries.get(2).attachments()).containsExactly(first);
+        assertThat(store().attachmentFile("c-1", first.sha256())).hasValueSatisfying(bytes -> assertThat(bytes).isEqualTo(notes));
+        assertThat(store().attachmentFile("c-1", other.sha256())).hasValueSatisfying(bytes -> assertThat(bytes).isEqualTo(binary));
+        assertThat(store().attachmentFile("c-2", first.sha256())).isEmpty();
+    }
+
+    @Test
+    void deletingAConversationDeletesItsAttachments() {
+        create("c-1", 100);
+        create("c-2", 100);
+        byte[] data = "shared".getBytes(StandardCharsets.UTF_8);
+        Attachment shared = attachment("a.txt", data);
+        for (String id : List.of("c-1", "c-2")) {
+            store().apply(List.of(new AppendEntry(userEntryWith(id, 0, shared), List.of(new AttachmentFile(shared.sha256(), data)))));
+        }
+
+        store().apply(List.of(new DeleteConversation("c-1")));
+
+        assertThat(store().attachmentFile("c-1", shared.sha256())).isEmpty();
+        assertThat(store().attachmentFile("c-2", shared.sha256())).isPresent();
+        assertThat(store().entries("c-2").getFirst().attachments()).containsExactly(shared);
+        store().apply(List.of(new CreateConversation(conversation("c-1", 200))));
+        assertThat(store().entries("c-1")).as("nothing of the deleted conversation comes back").isEmpty();
+    }
+
+    @Test
+    void anAttachmentNameThatCannotBeStoredRefusesTheWholeBatch() {
+        create("c-1", 100);
+        Attachment bad = new Attachment("00", "bad\u0000name", "text/plain", 1, "x");
+
+        assertThatThrownBy(() -> store().apply(List.of(new AppendEntry(userEntryWith("c-1", 0, bad)))))
+                .isInstanceOf(StoreRejectedException.class).hasMessageContaining("attachment name");
+        assertThat(store().entries("c-1")).isEmpty();
     }
 
     @Test

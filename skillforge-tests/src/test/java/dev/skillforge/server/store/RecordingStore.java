@@ -53,6 +53,11 @@ final class RecordingStore implements ConversationStore {
     }
 
     @Override
+    public Optional<byte[]> attachmentFile(String conversationId, String sha256) {
+        return delegate.attachmentFile(conversationId, sha256);
+    }
+
+    @Override
     public List<TurnRecord> turns(String conversationId) {
         return delegate.turns(conversationId);
     }

@@ -98,7 +98,7 @@ public final class AnthropicRequest {
         boolean afterCut = !call.entries().isEmpty() && call.entries().getFirst() instanceof Entry.ContextCut;
         for (Entry entry : call.entries()) {
             switch (entry) {
-                case Entry.User user -> userMessage(messages, user.content());
+                case Entry.User user -> userMessage(messages, user.modelText());
                 case Entry.Tool tool -> userMessage(messages, SHELL_OUTPUT_PREFIX + tool.content());
                 case Entry.ContextCut cut -> userMessage(messages, cut.content());
                 case Entry.Assistant assistant -> {

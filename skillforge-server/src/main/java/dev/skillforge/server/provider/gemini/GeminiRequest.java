@@ -82,7 +82,7 @@ public final class GeminiRequest {
                         }
                         fileData.put("file_uri", video.uri());
                     }
-                    parts.addObject().put("text", user.content());
+                    parts.addObject().put("text", user.modelText());
                 }
                 case Entry.Tool tool -> content.put("role", "user").putArray("parts").addObject().put("text", SHELL_OUTPUT_PREFIX + tool.content());
                 case Entry.ContextCut cut -> content.put("role", "user").putArray("parts").addObject().put("text", cut.content());

@@ -71,7 +71,7 @@ public final class OpenAiChatRequest {
         for (Entry entry : call.entries()) {
             ObjectNode message = messages.addObject();
             switch (entry) {
-                case Entry.User user -> message.put("role", "user").put("content", user.content());
+                case Entry.User user -> message.put("role", "user").put("content", user.modelText());
                 case Entry.Tool tool -> message.put("role", "user").put("content", SHELL_OUTPUT_PREFIX + tool.content());
                 case Entry.ContextCut cut -> message.put("role", "user").put("content", cut.content());
                 case Entry.Assistant assistant -> {

@@ -1,0 +1,46 @@
+package dev.skillforge.server.document;
+
+/**
+ * An attachment (or a fetched page) that is refused: {@link Kind} says why in terms an API maps to a
+ * status, {@code code} is the stable error code, the message names the file and what is wrong.
+ */
+public final class DocumentException extends RuntimeException {
+
+    public enum Kind {
+        /** Malformed: bad base64, a hostile name, an empty file, a corrupt PDF, a PDF without text. */
+        INVALID,
+        /** Over a limit (per file, per message, extracted text, pages, decompressed size). */
+        TOO_LARGE,
+        /** A type SkillForge does not read. */
+        UNSUPPORTED
+    }
+
+    private final Kind kind;
+    private final String code;
+
+    public DocumentException(Kind kind, String code, String message) {
+        super(message, null, false, false);
+        this.kind = kind;
+        this.code = code;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public String code() {
+        return code;
+    }
+
+    static DocumentException invalid(String message) {
+        return new DocumentException(Kind.INVALID, "invalid_attachment", message);
+    }
+
+    static DocumentException tooLarge(String message) {
+        return new DocumentException(Kind.TOO_LARGE, "attachment_too_large", message);
+    }
+
+    static DocumentException unsupported(String message) {
+        return new DocumentException(Kind.UNSUPPORTED, "unsupported_attachment_type", message);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.skillforge.server.document;
+
+import dev.skillforge.core.transcript.Attachment;
+import dev.skillforge.core.transcript.StorableText;
+import org.jsoup.Jsoup;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * Turns uploads into attachments: checks names, types and limits, extracts the text once (PDF with
+ * PDFBox, HTML with jsoup, text with its encoding detected) and wraps it ({@link Attachment#wrap}). What
+ * comes out is stored and replayed verbatim; nothing here runs again for a stored attachment.
+ */
+public final class Documents {
+
+    private Documents() {
+    }
+
+    /**
+     * All files of one message, in order.
+     *
+     * @throws DocumentException for the first file (or limit) that is wrong: then nothing is accepted
+     */
+    public static List<AttachedDocument> read(List<Upload> uploads) {
+        if (uploads.size() > DocumentLimits.MAX_FILES) {
+            throw DocumentException.tooLarge(uploads.size() + " files are attached; the limit is " + DocumentLimits.MAX_FILES
+                    + " per message");
+        }
+        long total = uploads.stream().mapToLong(upload -> upload.data().length).sum();
+        if (total > DocumentLimits.MAX_MESSAGE_BYTES) {
+            throw DocumentException.tooLarge("The attached files are " + total + " bytes together; the limit is "
+                    + DocumentLimits.MAX_MESSAGE_BYTES + " bytes (10 MiB) per message");
+        }
+        List<AttachedDocument> documents = new ArrayList<>(uploads.size());
+        long text = 0;
+        for (Upload upload : uploads) {
+            AttachedDocument document = read(upload);
+            text += document.attachment().promptText().length();
+            if (text > DocumentLimits.MAX_MESSAGE_TEXT_CHARS) {
+                throw DocumentException.tooLarge("The attached files hold more than " + DocumentLimits.MAX_MESSAGE_TEXT_CHARS
+                        + " characters of text together; attach fewer per message");
+            }
+            documents.add(document);
+        }
+        return List.copyOf(documents);
+    }
+
+    /** One file. @throws DocumentException when it is refused */
+    public static AttachedDocument read(Upload upload) {
+        String name = FileNames.check(upload.name());
+        byte[] data = upload.data();
+        if (data.length == 0) {
+            throw DocumentException.invalid("'" + name + "' is empty");
+        }
+        if (data.length > DocumentLimits.MAX_FILE_BYTES) {
+            throw DocumentException.tooLarge("'" + name + "' is " + data.length + " bytes; the limit is " + DocumentLimits.MAX_FILE_BYTES
+                    + " bytes (5 MiB) per file");
+        }
+        DocumentKind kind = DocumentKind.of(name, upload.mediaType());
+        if (kind != DocumentKind.PDF && startsWith(data, "PK\u0003\u0004")) {
+            throw DocumentException.unsupported("'" + name + "' is a ZIP archive (an Office document?), not " + kind.name().toLowerCase()
+                    + ": save it as PDF or text and attach that");
+        }
+        if (kind != DocumentKind.PDF && startsWith(data, "%PDF-")) {
+            kind = DocumentKind.PDF; // a PDF sent as text would reach the model as binary noise
+        }
+        long deadline = System.nanoTime() + DocumentLimits.MAX_EXTRACT_MILLIS * 1_000_000;
+        String text = StorableText.clean(switch (kind) {
+            case PDF -> PdfText.extract(name, data, deadline);
+            case HTML -> html(name, data);
+            case TEXT -> TextDecoding.decode(name, data);
+        });
+        if (text.length() > DocumentLimits.MAX_TEXT_CHARS) {
+            throw DocumentException.tooLarge("'" + name + "' holds " + text.length() + " characters of text; the limit is "
+                    + DocumentLimits.MAX_TEXT_CHARS + " per file");
+        }
+        if (text.isBlank()) {
+            throw DocumentException.invalid("'" + name + "' has no text to read");
+        }
+        String type = storedType(kind, upload.mediaType());
+        return new AttachedDocument(new Attachment(sha256(data), name, type, data.length, Attachment.wrap(name, type, text)), data);
+    }
+
+    private static String html(String name, byte[] data) {
+        try {
+            // jsoup detects the charset (byte-order mark, <meta charset>, else UTF-8)
+            return HtmlMarkdown.of(Jsoup.parse(new ByteArrayInputStream(data), null, ""), "'" + name + "'", DocumentLimits.MAX_TEXT_CHARS);
+        } catch (IOException e) {
+            throw DocumentException.invalid("'" + name + "' is not readable HTML");
+        }
+    }
+
+    /** The declared type without parameters, or the kind's own when none (or a generic one) was declared. */
+    private static String storedType(DocumentKind kind, String declared) {
+        String base = DocumentKind.baseType(declared);
+        boolean generic = base.isEmpty() || base.equals("application/octet-stream") || !base.matches("[a-z0-9.+-]+/[a-z0-9.+-]+");
+        return generic || (kind == DocumentKind.PDF && !base.equals("application/pdf")) ? kind.defaultType : base;
+    }
+
+    private static boolean startsWith(byte[] data, String prefix) {
+        if (data.length < prefix.length()) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length(); i++) {
+            if (data[i] != (byte) prefix.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public static String sha256(byte[] data) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}
