@@ -53,7 +53,10 @@ export const api = {
   skills: () => call('GET', '/api/skills'),
   skill: name => call('GET', skillPath(name)),
   deleteSkill: name => call('DELETE', skillPath(name)),
+  saveSkill: (name, content) => call('PUT', skillPath(name), { content }),
   skillDownloadUrl: name => skillPath(name) + '/SKILL.md',
+  /** What a skill's download is called: named by the skill, as the server names it too. */
+  skillFileName: name => name + '-SKILL.md',
 
   /** Starts a turn; resolves to the streaming response once its headers arrived. */
   async sendMessage(id, content, signal) {

@@ -38,6 +38,7 @@ const state = {
 
 const actions = {
   retry: message => send(message),
+  retryable: code => retryable(code),
   reconnect: () => {
     if (state.id) {
       openConversation(state.id); // shows what is stored and follows the turn if it still runs
@@ -118,6 +119,15 @@ function endRun(run) {
   if (state.run === run) {
     state.run = null;
     setBusy(false);
+    focusBoxIfIdle();
+  }
+}
+
+/** The box gets the focus when nothing else has it (the person is not renaming, reading a panel, …). */
+function focusBoxIfIdle() {
+  const active = document.activeElement;
+  if (!active || active === document.body || active === ui.send || active === ui.stop || active === ui.messages) {
+    ui.input.focus();
   }
 }
 
@@ -179,12 +189,31 @@ async function send(text) {
     refreshConversations();
     await follow(run, cache, null, response);
   } catch (e) {
-    if (!run.detached) {
-      view.failedToStart(describe(e));
-      endRun(run);
-      refreshConversations();
+    if (run.detached) {
+      return;
     }
+    endRun(run);
+    if (e.code === 'turn_in_progress' && run.id) {
+      // Another tab (or client) runs a turn here: follow it instead of failing; the message waits in the box.
+      view.el.remove();
+      keepInBox(text);
+      toast('A turn is already running in this conversation (in another tab?): showing it. Your message is still in the box.');
+      openConversation(run.id);
+      return;
+    }
+    view.failedToStart(describe(e), retryable(e.code) ? 'retry' : null);
+    keepInBox(text); // not sent: it can be changed and sent again
+    refreshConversations();
   }
+}
+
+/** Puts a message that was not sent back into the empty box, so it is not lost. */
+function keepInBox(text) {
+  if (ui.input.value.trim() === '') {
+    ui.input.value = text;
+    autosize();
+  }
+  ui.input.focus();
 }
 
 /**
@@ -415,24 +444,105 @@ async function refreshConversations() {
     toast('Could not load the conversations: ' + describe(e));
     return;
   }
-  ui.list.replaceChildren(...answer.conversations.map(conversationItem));
-  ui.listEmpty.hidden = answer.conversations.length > 0;
-  markCurrent();
+  showConversationList(answer.conversations);
 }
 
+/** The list in groups by the last activity (Today, Yesterday, Previous 7 days, Older), newest first. */
+function showConversationList(conversations) {
+  const focusedId = document.activeElement && document.activeElement.closest('.conversation')
+    ? document.activeElement.closest('.conversation').dataset.id : null;
+  const groups = new Map();
+  for (const conversation of conversations) {
+    const group = dayGroup(conversation.updatedAt);
+    if (!groups.has(group)) {
+      groups.set(group, []);
+    }
+    groups.get(group).push(conversationItem(conversation));
+  }
+  ui.list.replaceChildren(...[...groups].map(([name, items]) => {
+    const section = element('section', 'conversation-group');
+    const list = element('ul', 'conversation-group-list');
+    list.append(...items);
+    section.append(element('h2', 'conversation-group-name', name), list);
+    return section;
+  }));
+  ui.listEmpty.hidden = conversations.length > 0;
+  markCurrent();
+  if (focusedId) {
+    const again = ui.list.querySelector(`.conversation[data-id="${CSS.escape(focusedId)}"] .conversation-open`);
+    if (again) {
+      again.focus(); // a refresh does not throw the keyboard's place away
+    }
+  }
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function dayGroup(millis) {
+  const today = new Date();
+  today.setHours(0, 0, 0, 0);
+  const start = today.getTime();
+  if (millis >= start) {
+    return 'Today';
+  }
+  if (millis >= start - DAY_MS) {
+    return 'Yesterday';
+  }
+  return millis >= start - 7 * DAY_MS ? 'Previous 7 days' : 'Older';
+}
+
+/** When a chat was last active: the time today, else the date (with the year when it is not this one). */
+function shortWhen(millis) {
+  const when = new Date(millis);
+  const now = new Date();
+  if (when.toDateString() === now.toDateString()) {
+    return when.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  }
+  return when.toLocaleDateString(undefined, when.getFullYear() === now.getFullYear()
+    ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' });
+}
+
+/**
+ * One row: a single tab stop (the link). Its buttons are reached with the mouse, or from the link with
+ * F2 (rename) and Delete; ArrowUp and ArrowDown move between rows.
+ */
 function conversationItem(conversation) {
   const li = element('li', 'conversation');
   li.dataset.id = conversation.id;
   li.dataset.running = String(conversation.running);
   const title = conversation.title || 'New chat';
-  const open = element('a', 'conversation-open', title);
+  const open = element('a', 'conversation-open');
   open.href = '#/c/' + encodeURIComponent(conversation.id);
-  open.title = title;
+  open.title = title + '\nLast active ' + new Date(conversation.updatedAt).toLocaleString()
+    + '\nF2 renames, Delete deletes';
+  open.setAttribute('aria-keyshortcuts', 'F2 Delete');
+  open.append(element('span', 'conversation-title', title));
+  // The date (and a fork's mark) come from CSS: the link's text stays the title alone.
+  open.dataset.when = shortWhen(conversation.updatedAt);
+  if (conversation.forkedFrom) {
+    li.dataset.fork = 'true';
+  }
   open.addEventListener('click', closeSidebarOnPhone); // also when it is the conversation shown
   const rename = iconButton('✎', 'Rename ' + title, 'rename');
   rename.addEventListener('click', () => startRename(li, open, conversation));
   const remove = iconButton('✕', 'Delete ' + title, 'delete');
   remove.addEventListener('click', () => confirmDelete(li, conversation));
+  open.addEventListener('keydown', event => {
+    if (event.key === 'F2') {
+      event.preventDefault();
+      startRename(li, open, conversation);
+    } else if (event.key === 'Delete') {
+      event.preventDefault();
+      confirmDelete(li, conversation);
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const links = [...ui.list.querySelectorAll('.conversation-open')];
+      const next = links[links.indexOf(open) + (event.key === 'ArrowDown' ? 1 : -1)];
+      if (next) {
+        next.focus();
+      }
+    }
+  });
   li.append(open, rename, remove);
   return li;
 }
@@ -440,6 +550,7 @@ function conversationItem(conversation) {
 function iconButton(symbol, label, className) {
   const button = element('button', 'icon-button ' + className, symbol);
   button.type = 'button';
+  button.tabIndex = -1; // one tab stop per row: the keyboard uses F2 and Delete on the row's link
   button.setAttribute('aria-label', label);
   button.title = label;
   return button;
@@ -468,7 +579,7 @@ function startRename(li, open, conversation) {
       }
     }
     await refreshConversations();
-    const again = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .rename`);
+    const again = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
     if (again) {
       again.focus();
     }
@@ -495,8 +606,20 @@ function confirmDelete(li, conversation) {
   no.type = 'button';
   box.append(yes, no);
   li.replaceChildren(box);
-  yes.focus();
-  no.addEventListener('click', () => refreshConversations());
+  no.focus(); // the safe choice: Enter right after Delete keeps the chat
+  const keep = async () => {
+    await refreshConversations();
+    const row = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
+    (row || ui.input).focus();
+  };
+  no.addEventListener('click', keep);
+  box.addEventListener('keydown', event => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation(); // cancels the confirmation only, not a running answer
+      keep();
+    }
+  });
   yes.addEventListener('click', async () => {
     try {
       await api.remove(conversation.id);
@@ -553,7 +676,7 @@ async function refreshConversationUsage(id, view, turnNumber) {
 }
 
 function markCurrent() {
-  for (const li of ui.list.children) {
+  for (const li of ui.list.querySelectorAll('.conversation')) {
     const link = li.querySelector('.conversation-open');
     if (link) {
       if (li.dataset.id === state.id) {
@@ -643,7 +766,10 @@ ui.input.addEventListener('input', autosize);
 ui.stop.addEventListener('click', stop);
 
 for (const example of document.querySelectorAll('.example')) {
-  example.addEventListener('click', () => send(example.textContent.trim()));
+  example.addEventListener('click', () => {
+    send(example.textContent.trim());
+    ui.input.focus(); // the next message can be typed at once
+  });
 }
 
 // ---- chrome: provider label, theme, sidebar, notices ------------------------------------------
@@ -772,9 +898,18 @@ $('chat').addEventListener('click', () => {
   }
 });
 document.addEventListener('keydown', event => {
+  if (event.defaultPrevented) {
+    return; // handled where it happened (a confirmation, a rename, the skills panel)
+  }
   if (event.key === 'Escape' && ui.body.classList.contains('sidebar-open')) {
     closeSidebarOnPhone();
     ui.sidebarToggle.focus();
+  } else if (event.key === 'Escape' && state.run && !skills.isOpen) {
+    event.preventDefault();
+    stop(); // as ChatGPT and Open WebUI do: Escape stops the answer being written
+  } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === 'o') {
+    event.preventDefault(); // Ctrl+Shift+O: a new chat, ChatGPT's shortcut
+    newChat();
   }
 });
 
@@ -788,8 +923,20 @@ function toast(message) {
 }
 
 function describe(error) {
+  if (error instanceof TypeError) {
+    // fetch's own words ("Failed to fetch", "NetworkError…") say nothing to a person
+    return 'The server cannot be reached: is it running? Check the terminal where you started it.';
+  }
   return error && error.message ? error.message : String(error);
 }
+
+/** Whether sending the same message again can help: not for a message that is too long, a missing key, … */
+function retryable(code) {
+  return !NOT_RETRYABLE.has(code);
+}
+
+const NOT_RETRYABLE = new Set(['message_too_large', 'body_too_large', 'invalid_request', 'invalid_json', 'provider_no_key',
+  'provider_not_configured', 'provider_prompt_blocked', 'provider_finish_content_filter', 'not_found']);
 
 window.addEventListener('hashchange', () => {
   const id = idFromHash();
@@ -807,6 +954,7 @@ window.addEventListener('hashchange', () => {
 
 applyTheme(storedTheme());
 refreshConversations();
+ui.input.focus(); // the person can type at once
 const initial = idFromHash();
 if (initial) {
   openConversation(initial);

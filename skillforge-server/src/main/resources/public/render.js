@@ -85,7 +85,8 @@ const literal = text => text.replaceAll('<', '&lt;');
  *
  * @param streaming true while the text is still arriving: an unclosed tag is a command being written,
  *                  and a trailing "<sh" is held back until it is known whether it opens a tag
- * @returns [{kind: 'markdown', text} | {kind: 'command', index, command} | {kind: 'partial', command}]
+ * @returns [{kind: 'markdown', text} | {kind: 'command', index, command} | {kind: 'partial', command}
+ *          | {kind: 'unfinished', command}] (partial: still being written; unfinished: the text ended inside the tag)
  */
 export function splitShell(raw, streaming) {
   const parts = [];
@@ -107,8 +108,11 @@ export function splitShell(raw, streaming) {
         parts.push({ kind: 'partial', command: raw.slice(bodyStart).replace(STRIP, '') });
         return parts;
       }
-      text += literal(raw.slice(open)); // never closed: not a command
-      break;
+      // Never closed (the turn was stopped while the command was written): not a command, shown as
+      // the unfinished command it is, not as Markdown (a front matter's "---" would make a heading).
+      pushText(parts, text);
+      parts.push({ kind: 'unfinished', command: raw.slice(bodyStart).replace(STRIP, '') });
+      return parts;
     }
     const command = raw.slice(bodyStart, close).replace(STRIP, '');
     if (command === '') {

@@ -24,6 +24,8 @@ export function commandStatus(exitCode, result) {
 }
 
 const OPEN_OUTPUT_LINES = 12;
+/** The shortest prompt the common providers cache (OpenAI's rule; Gemini Flash and most Claude models agree). */
+const CACHE_MINIMUM_TOKENS = 1024;
 const CONTENT_EVENTS = new Set(['text', 'reasoning', 'tool-call', 'raw-content', 'tool-output', 'usage']);
 
 /**
@@ -64,7 +66,7 @@ export function markContextCut(turnsEl, entries, keptFromSeq, note) {
 export class TurnView {
   /**
    * @param userMessage the person's message, shown as sent
-   * @param actions {retry(userMessage), reconnect()}: what the error's button does
+   * @param actions {retry(userMessage), reconnect(), retryable(code)}: what the error's button does, and whether Retry can help
    */
   constructor(userMessage, actions) {
     this.userMessage = userMessage;
@@ -159,7 +161,7 @@ export class TurnView {
         break;
       case 'error':
         this.finish('failed', null, null, this.iterations.length);
-        this.showError(event.message || 'The turn failed', 'retry');
+        this.showError(event.message || 'The turn failed', this.retryAction(event.code));
         break;
       default:
         break; // an event type this page does not know: ignore it
@@ -246,7 +248,7 @@ export class TurnView {
       stopReason, usage, (turn.iterations || []).length);
     view.showCost(usage);
     if (turn.error) {
-      view.showError(turn.error.message || 'The turn failed', 'retry');
+      view.showError(turn.error.message || 'The turn failed', view.retryAction(turn.error.code));
     } else if (status === 'interrupted' || status === 'unknown') {
       view.showError('This turn was cut off (the server stopped while it ran).', 'retry');
     }
@@ -306,11 +308,15 @@ export class TurnView {
         this.paintCommand(command);
         fragment.append(command.el);
       } else {
-        const pending = element('div', 'command writing');
+        const unfinished = part.kind === 'unfinished';
+        const pending = element('div', unfinished ? 'command unfinished' : 'command writing');
         const head = element('div', 'command-head');
         head.append(element('span', 'prompt', '$'), element('code', 'command-text', part.command),
-          element('span', 'status', 'writing…'));
+          element('span', 'status', unfinished ? 'not run: unfinished' : 'writing…'));
         pending.append(head);
+        if (unfinished) {
+          pending.title = 'The answer stopped before this command was complete, so it never ran.';
+        }
         fragment.append(pending);
       }
     }
@@ -438,11 +444,45 @@ export class TurnView {
         + 'and model calls';
       this.meta.append(stats);
     }
+    const why = this.whyNothingCached(usage);
+    if (why) {
+      const note = element('span', 'cache-note', why.short);
+      note.title = why.long;
+      this.meta.append(note);
+    }
     this.costEl = element('span', 'cost');
     this.costEl.title = 'What this turn cost, at the prices of the conversation\'s model';
     this.costEl.hidden = true;
     this.meta.append(this.costEl);
     this.changed();
+  }
+
+  /**
+   * Why "cache 0%" is no fault, when it is not: every call's prompt was under the minimum providers cache
+   * (1,024 tokens for OpenAI, Gemini Flash and most Claude models; more for some), or this is the chat's
+   * first request, whose prompt nothing was cached for yet. Null when something was cached, or when neither explains it.
+   */
+  whyNothingCached(usage) {
+    if (!usage || usage.cacheReadTokens !== 0 || !(usage.inputTokens > 0)) {
+      return null;
+    }
+    const prompts = this.iterations.map(it => it.usage && it.usage.inputTokens).filter(n => typeof n === 'number');
+    const largest = prompts.length ? Math.max(...prompts) : usage.inputTokens;
+    if (largest < CACHE_MINIMUM_TOKENS) {
+      return {
+        short: 'prompt too short to cache',
+        long: `Each request's prompt was under ${formatCount(CACHE_MINIMUM_TOKENS)} tokens (${formatCount(largest)} at most): `
+          + 'providers cache only longer prompts (OpenAI from 1,024 tokens), so 0% is expected, not a fault. '
+          + 'It rises once the conversation is longer.',
+      };
+    }
+    if (this.el.dataset.turn === '0' && prompts.length <= 1) {
+      return {
+        short: 'first request: nothing cached yet',
+        long: 'The first request of a chat fills the provider\'s cache; the next ones read it back.',
+      };
+    }
+    return null;
   }
 
   /**
@@ -457,9 +497,23 @@ export class TurnView {
     }
   }
 
-  /** Shows an error inline with a button: 'retry' sends the message again, 'reconnect' follows the turn again. */
+  /** 'retry' when sending the message again may help (not for a missing key or a message over the limit), else null. */
+  retryAction(code) {
+    return this.actions.retryable(code) ? 'retry' : null;
+  }
+
+  /**
+   * Shows an error inline with a button: 'retry' sends the message again, 'reconnect' follows the turn again;
+   * no button (null) where neither can help.
+   */
   showError(message, action) {
     this.errorEl.replaceChildren(element('span', 'error-text', message));
+    this.errorEl.hidden = false;
+    this.progress.hidden = true;
+    if (!action) {
+      this.changed();
+      return;
+    }
     const button = element('button', 'button', action === 'reconnect' ? 'Reconnect' : 'Retry');
     button.type = 'button';
     button.addEventListener('click', () => {
@@ -477,9 +531,9 @@ export class TurnView {
   }
 
   /** Marks a turn that could not start (the request failed before any event). */
-  failedToStart(message) {
+  failedToStart(message, action) {
     this.finish('failed', null, null, 0);
-    this.showError(message, 'retry');
+    this.showError(message, action);
   }
 
   changed() {

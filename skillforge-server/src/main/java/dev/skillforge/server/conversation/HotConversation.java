@@ -116,7 +116,7 @@ final class HotConversation {
     }
 
     synchronized ConversationRecord rename(String title) {
-        record = record.withTitle(title, clock.millis());
+        record = record.withTitle(title, record.updatedAtMillis()); // a new name is not new activity: the list keeps its order
         write(new Write.SetTitle(id, title, record.updatedAtMillis()));
         return record;
     }
