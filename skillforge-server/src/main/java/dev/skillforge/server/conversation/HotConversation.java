@@ -166,7 +166,7 @@ final class HotConversation {
         });
         TurnRecorder recorder = new TurnRecorder();
         runningRecorder = recorder;
-        running = AgentRun.start(loop, transcript, record.systemPrompt(), id, new RunEventLog(eventIds::incrementAndGet), event -> {
+        running = AgentRun.start(loop, transcript, record.systemPrompt(), record.cacheKey(), new RunEventLog(eventIds::incrementAndGet), event -> {
             recorder.accept(event);
             observer.accept(event);
         }, last -> finishTurn(started, recorder));
