@@ -48,6 +48,10 @@ export const api = {
   createConversation: provider => call('POST', '/api/conversations', provider ? { provider } : {}),
   conversation: id => call('GET', conversationPath(id)),
   rename: (id, title) => call('PATCH', conversationPath(id), { title }),
+  /** A new conversation with this one's turns before {@code beforeTurn} (an edited message, a regenerated answer). */
+  fork: (id, beforeTurn) => call('POST', conversationPath(id) + '/fork', { beforeTurn }),
+  search: query => call('GET', '/api/conversations/search?limit=50&q=' + encodeURIComponent(query)),
+  exportUrl: (id, format) => conversationPath(id) + '/export?format=' + format,
   remove: id => call('DELETE', conversationPath(id)),
   stop: id => call('POST', conversationPath(id) + '/stop', {}),
   skills: () => call('GET', '/api/skills'),

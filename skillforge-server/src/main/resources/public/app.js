@@ -39,6 +39,7 @@ const state = {
 const actions = {
   retry: message => send(message),
   retryable: code => retryable(code),
+  edit: (turnNumber, text) => sendInFork(turnNumber, text),
   reconnect: () => {
     if (state.id) {
       openConversation(state.id); // shows what is stored and follows the turn if it still runs
@@ -171,6 +172,7 @@ async function send(text) {
         history.pushState(null, '', '#/c/' + created.id);
         picker.show(false);
         showConversationProvider(created);
+        showExport(created);
       }
     }
     if (run.stopRequested) {
@@ -205,6 +207,28 @@ async function send(text) {
     keepInBox(text); // not sent: it can be changed and sent again
     refreshConversations();
   }
+}
+
+/**
+ * Sends {@code text} as turn {@code turnNumber} of a fork of the shown conversation: an edited message,
+ * or (the same message again) a regenerated answer. The conversation shown stays as it was; the fork
+ * shares its turns before that one, so the provider's cache still serves them.
+ */
+async function sendInFork(turnNumber, text) {
+  if (state.run) {
+    toast('Wait for the answer to end (or stop it) before editing a message.');
+    return;
+  }
+  let fork;
+  try {
+    fork = await api.fork(state.id, turnNumber);
+  } catch (e) {
+    toast('Could not edit: ' + describe(e));
+    return;
+  }
+  history.pushState(null, '', '#/c/' + encodeURIComponent(fork.id));
+  await openConversation(fork.id);
+  send(text);
 }
 
 /** Puts a message that was not sent back into the empty box, so it is not lost. */
@@ -353,6 +377,7 @@ function newChat() {
   state.lastTurn = -1;
   ui.turns.replaceChildren();
   showConversationUsage(null);
+  showExport(null);
   picker.reset();
   picker.show(true);
   showProvider(picker.chosen());
@@ -393,6 +418,7 @@ async function openConversation(id) {
   }
   ui.turns.replaceChildren();
   showConversationUsage(snapshot.usage);
+  showExport(snapshot);
   showConversationProvider(snapshot);
   state.lastTurn = -1;
   let running = null;
@@ -436,19 +462,45 @@ function reattach(id, turn) {
   follow(run, cache, signal => api.events(id, cache.lastEventId, signal));
 }
 
+const search = $('search');
+let searchTimer = null;
+
+search.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(refreshConversations, 200);
+});
+search.addEventListener('keydown', event => {
+  if (event.key === 'Escape' && search.value) {
+    event.preventDefault(); // clears the search, nothing else
+    search.value = '';
+    refreshConversations();
+  } else if (event.key === 'ArrowDown') {
+    const first = ui.list.querySelector('.conversation-open');
+    if (first) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+});
+
+/** The list, or with words in the search box the chats whose title or messages have them (searched in the database). */
 async function refreshConversations() {
+  const query = search.value.trim();
   let answer;
   try {
-    answer = await api.listConversations();
+    answer = query ? await api.search(query) : await api.listConversations();
+    if (query !== search.value.trim()) {
+      return; // typed on meanwhile: the next answer shows
+    }
   } catch (e) {
     toast('Could not load the conversations: ' + describe(e));
     return;
   }
-  showConversationList(answer.conversations);
+  showConversationList(answer.conversations, query);
 }
 
 /** The list in groups by the last activity (Today, Yesterday, Previous 7 days, Older), newest first. */
-function showConversationList(conversations) {
+function showConversationList(conversations, query) {
   const focusedId = document.activeElement && document.activeElement.closest('.conversation')
     ? document.activeElement.closest('.conversation').dataset.id : null;
   const groups = new Map();
@@ -467,6 +519,11 @@ function showConversationList(conversations) {
     return section;
   }));
   ui.listEmpty.hidden = conversations.length > 0;
+  ui.listEmpty.textContent = query ? `No chat has “${query}”.` : 'No conversations yet.';
+  const shown = conversations.find(c => c.id === state.id);
+  if (shown) {
+    showExport(shown); // its title may be new (the first message names it)
+  }
   markCurrent();
   if (focusedId) {
     const again = ui.list.querySelector(`.conversation[data-id="${CSS.escape(focusedId)}"] .conversation-open`);
@@ -634,6 +691,22 @@ function confirmDelete(li, conversation) {
     }
     refreshConversations();
   });
+}
+
+/** The export links for the shown conversation (hidden for a new chat): Markdown and JSON, named by its title. */
+function showExport(conversation) {
+  const box = $('export');
+  box.hidden = !conversation;
+  if (!conversation) {
+    return;
+  }
+  const name = (conversation.title || 'conversation').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'conversation';
+  const markdown = $('export-markdown');
+  markdown.href = api.exportUrl(conversation.id, 'markdown');
+  markdown.download = name + '.md';
+  const json = $('export-json');
+  json.href = api.exportUrl(conversation.id, 'json');
+  json.download = name + '.json';
 }
 
 /** The conversation's totals in the top bar: tokens in and out, the cached share of the prompt, cache writes, the cost. */
@@ -907,6 +980,11 @@ document.addEventListener('keydown', event => {
   } else if (event.key === 'Escape' && state.run && !skills.isOpen) {
     event.preventDefault();
     stop(); // as ChatGPT and Open WebUI do: Escape stops the answer being written
+  } else if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === 'k') {
+    event.preventDefault(); // Ctrl+K: search the chats
+    ui.body.classList.add('sidebar-open');
+    search.focus();
+    search.select();
   } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === 'o') {
     event.preventDefault(); // Ctrl+Shift+O: a new chat, ChatGPT's shortcut
     newChat();

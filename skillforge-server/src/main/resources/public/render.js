@@ -180,3 +180,50 @@ export function costText(usage) {
   }
   return typeof usage.costUsd === 'number' ? formatDollars(usage.costUsd) : 'cost unknown';
 }
+
+/**
+ * Copies text to the clipboard: the Clipboard API where the page is a secure context (localhost,
+ * https), else the older copy command on a hidden text box (a LAN address over http). Resolves to
+ * whether it worked.
+ */
+export async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      // denied: try the old way
+    }
+  }
+  const box = element('textarea', 'visually-hidden');
+  box.value = text;
+  document.body.append(box);
+  box.select();
+  let copied = false;
+  try {
+    copied = document.execCommand('copy');
+  } catch {
+    copied = false;
+  }
+  box.remove();
+  return copied;
+}
+
+/** A small button that copies what {@code text()} gives and says "Copied" for a moment. */
+export function copyButton(label, text, className) {
+  const button = element('button', 'button copy ' + (className || ''), 'Copy');
+  button.type = 'button';
+  button.setAttribute('aria-label', label);
+  button.title = label;
+  button.addEventListener('click', async event => {
+    event.stopPropagation(); // inside a command's summary-less block or a card: copy only
+    const ok = await copyText(text());
+    button.textContent = ok ? 'Copied' : 'Copy failed';
+    button.dataset.copied = String(ok);
+    setTimeout(() => {
+      button.textContent = 'Copy';
+      delete button.dataset.copied;
+    }, 1500);
+  });
+  return button;
+}

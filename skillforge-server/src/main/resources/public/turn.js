@@ -4,7 +4,7 @@
 // Commands are kept by commandId (cmd-{iteration}-{index}): each <shell> tag is its own block with
 // its own status, so the same command written twice shows twice (seed 003).
 
-import { costText, element, formatCount, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
+import { copyButton, costText, element, formatCount, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
 
 const STATUS_LABEL = {
   queued: 'queued',
@@ -63,6 +63,15 @@ export function markContextCut(turnsEl, entries, keptFromSeq, note) {
   return true;
 }
 
+function actionButton(className, text, label, title, onClick) {
+  const button = element('button', 'button ' + className, text);
+  button.type = 'button';
+  button.setAttribute('aria-label', label);
+  button.title = title;
+  button.addEventListener('click', onClick);
+  return button;
+}
+
 export class TurnView {
   /**
    * @param userMessage the person's message, shown as sent
@@ -79,7 +88,8 @@ export class TurnView {
     this.el = element('article', 'turn');
     this.el.dataset.status = 'running';
     const user = element('div', 'message user');
-    user.append(element('div', 'bubble user-text', userMessage));
+    this.userEl = user;
+    user.append(element('div', 'bubble user-text', userMessage), this.userActions());
     this.answer = element('div', 'message assistant');
     this.answer.setAttribute('aria-busy', 'true');
     this.iterationsEl = element('div', 'iterations');
@@ -93,8 +103,82 @@ export class TurnView {
     this.rawEl = element('details', 'raw');
     this.rawEl.append(element('summary', null, 'Raw transcript'));
     this.rawEl.hidden = true;
-    this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.rawEl);
+    this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.answerActions(), this.rawEl);
     this.el.append(user, this.answer);
+  }
+
+  /** Under the person's message: copy it, and edit it (the edit is sent in a fork of the conversation). */
+  userActions() {
+    const actions = element('div', 'message-actions user-actions');
+    const edit = actionButton('edit', 'Edit', 'Edit this message and send it again',
+      'Edit and resend: a copy of the chat up to here gets the new message; this chat stays as it is', () => this.startEdit());
+    actions.append(copyButton('Copy this message', () => this.userMessage), edit);
+    return actions;
+  }
+
+  /** Under the answer: copy its text, and (on the last turn, by CSS) regenerate it. */
+  answerActions() {
+    const actions = element('div', 'message-actions answer-actions');
+    const regenerate = actionButton('regenerate', 'Regenerate', 'Regenerate this answer',
+      'Ask again: a copy of the chat up to this message gets a new answer; this chat stays as it is',
+      () => this.actions.edit(this.turnNumber(), this.userMessage));
+    actions.append(copyButton('Copy the answer', () => this.answerText()), regenerate);
+    return actions;
+  }
+
+  /** The answer as the person reads it: the Markdown of every step, without the commands. */
+  answerText() {
+    return this.iterations.map(it => splitShell(it.text, false).filter(part => part.kind === 'markdown')
+      .map(part => part.text.trim()).join('\n\n')).filter(text => text).join('\n\n');
+  }
+
+  turnNumber() {
+    return Number(this.el.dataset.turn);
+  }
+
+  /** The message in a box to change; Enter (or Send) sends the new text in a fork, Escape cancels. */
+  startEdit() {
+    const bubble = this.userEl.querySelector('.user-text');
+    const actions = this.userEl.querySelector('.user-actions');
+    const form = element('form', 'edit-form');
+    const box = element('textarea', 'edit-input');
+    box.value = this.userMessage;
+    box.setAttribute('aria-label', 'Edited message');
+    box.rows = Math.min(12, Math.max(2, this.userMessage.split('\n').length));
+    const send = element('button', 'button primary', 'Send');
+    send.type = 'submit';
+    const cancel = element('button', 'button', 'Cancel');
+    cancel.type = 'button';
+    const buttons = element('div', 'edit-buttons');
+    buttons.append(cancel, send);
+    form.append(box, buttons);
+    bubble.hidden = true;
+    actions.hidden = true;
+    this.userEl.append(form);
+    box.focus();
+    const close = () => {
+      form.remove();
+      bubble.hidden = false;
+      actions.hidden = false;
+    };
+    cancel.addEventListener('click', close);
+    form.addEventListener('submit', event => {
+      event.preventDefault();
+      if (box.value.trim() !== '') {
+        close();
+        this.actions.edit(this.turnNumber(), box.value);
+      }
+    });
+    box.addEventListener('keydown', event => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        form.requestSubmit();
+      } else if (event.key === 'Escape') {
+        event.preventDefault(); // cancels the edit only
+        close();
+        this.userEl.querySelector('.edit').focus();
+      }
+    });
   }
 
   /** The server's number of this turn (0, 1, 2, …), once known: what a context cut's mark finds it by. */
@@ -320,6 +404,11 @@ export class TurnView {
         fragment.append(pending);
       }
     }
+    for (const pre of fragment.querySelectorAll('pre')) {
+      const code = pre.querySelector('code') || pre;
+      pre.classList.add('has-copy');
+      pre.append(copyButton('Copy this code', () => code.textContent, 'copy-code'));
+    }
     it.content.replaceChildren(fragment);
     this.renderRaw();
     this.changed();
@@ -334,13 +423,14 @@ export class TurnView {
     summary.append(element('span', 'prompt', '$'), text, status);
     const output = element('pre', 'command-output');
     const exit = element('div', 'command-exit');
-    block.append(summary, output, exit);
+    const copy = copyButton('Copy the output of ' + command.command.split('\n')[0], () => command.result ?? '', 'copy-output');
+    block.append(summary, output, exit, copy);
     block.addEventListener('toggle', () => {
       if (block.open !== command.autoOpen) {
         command.userToggled = true; // the person opened or closed it: leave it so
       }
     });
-    command.parts = { text, status, output, exit };
+    command.parts = { text, status, output, exit, copy };
     return block;
   }
 
@@ -355,6 +445,7 @@ export class TurnView {
     parts.output.textContent = hasResult ? command.result : ''; // text only: a result never becomes HTML
     parts.exit.hidden = !(hasResult && command.exitCode !== 0 && command.exitCode !== null);
     parts.exit.textContent = parts.exit.hidden ? '' : 'exit code ' + command.exitCode;
+    parts.copy.hidden = !hasResult;
     if (!command.userToggled) {
       // Short outputs are shown; long ones start collapsed (one click opens them).
       command.autoOpen = hasResult && command.result.split('\n').length <= OPEN_OUTPUT_LINES;
