@@ -48,12 +48,19 @@ export const api = {
   createConversation: provider => call('POST', '/api/conversations', provider ? { provider } : {}),
   conversation: id => call('GET', conversationPath(id)),
   rename: (id, title) => call('PATCH', conversationPath(id), { title }),
+  /** A new conversation with this one's turns before {@code beforeTurn} (an edited message, a regenerated answer). */
+  fork: (id, beforeTurn) => call('POST', conversationPath(id) + '/fork', { beforeTurn }),
+  search: query => call('GET', '/api/conversations/search?limit=50&q=' + encodeURIComponent(query)),
+  exportUrl: (id, format) => conversationPath(id) + '/export?format=' + format,
   remove: id => call('DELETE', conversationPath(id)),
   stop: id => call('POST', conversationPath(id) + '/stop', {}),
   skills: () => call('GET', '/api/skills'),
   skill: name => call('GET', skillPath(name)),
   deleteSkill: name => call('DELETE', skillPath(name)),
+  saveSkill: (name, content) => call('PUT', skillPath(name), { content }),
   skillDownloadUrl: name => skillPath(name) + '/SKILL.md',
+  /** What a skill's download is called: named by the skill, as the server names it too. */
+  skillFileName: name => name + '-SKILL.md',
 
   /** Starts a turn; resolves to the streaming response once its headers arrived. */
   async sendMessage(id, content, signal) {

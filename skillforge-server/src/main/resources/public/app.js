@@ -38,6 +38,8 @@ const state = {
 
 const actions = {
   retry: message => send(message),
+  retryable: code => retryable(code),
+  edit: (turnNumber, text) => sendInFork(turnNumber, text),
   reconnect: () => {
     if (state.id) {
       openConversation(state.id); // shows what is stored and follows the turn if it still runs
@@ -118,6 +120,15 @@ function endRun(run) {
   if (state.run === run) {
     state.run = null;
     setBusy(false);
+    focusBoxIfIdle();
+  }
+}
+
+/** The box gets the focus when nothing else has it (the person is not renaming, reading a panel, …). */
+function focusBoxIfIdle() {
+  const active = document.activeElement;
+  if (!active || active === document.body || active === ui.send || active === ui.stop || active === ui.messages) {
+    ui.input.focus();
   }
 }
 
@@ -161,6 +172,7 @@ async function send(text) {
         history.pushState(null, '', '#/c/' + created.id);
         picker.show(false);
         showConversationProvider(created);
+        showExport(created);
       }
     }
     if (run.stopRequested) {
@@ -179,12 +191,53 @@ async function send(text) {
     refreshConversations();
     await follow(run, cache, null, response);
   } catch (e) {
-    if (!run.detached) {
-      view.failedToStart(describe(e));
-      endRun(run);
-      refreshConversations();
+    if (run.detached) {
+      return;
     }
+    endRun(run);
+    if (e.code === 'turn_in_progress' && run.id) {
+      // Another tab (or client) runs a turn here: follow it instead of failing; the message waits in the box.
+      view.el.remove();
+      keepInBox(text);
+      toast('A turn is already running in this conversation (in another tab?): showing it. Your message is still in the box.');
+      openConversation(run.id);
+      return;
+    }
+    view.failedToStart(describe(e), retryable(e.code) ? 'retry' : null);
+    keepInBox(text); // not sent: it can be changed and sent again
+    refreshConversations();
   }
+}
+
+/**
+ * Sends {@code text} as turn {@code turnNumber} of a fork of the shown conversation: an edited message,
+ * or (the same message again) a regenerated answer. The conversation shown stays as it was; the fork
+ * shares its turns before that one, so the provider's cache still serves them.
+ */
+async function sendInFork(turnNumber, text) {
+  if (state.run) {
+    toast('Wait for the answer to end (or stop it) before editing a message.');
+    return;
+  }
+  let fork;
+  try {
+    fork = await api.fork(state.id, turnNumber);
+  } catch (e) {
+    toast('Could not edit: ' + describe(e));
+    return;
+  }
+  history.pushState(null, '', '#/c/' + encodeURIComponent(fork.id));
+  await openConversation(fork.id);
+  send(text);
+}
+
+/** Puts a message that was not sent back into the empty box, so it is not lost. */
+function keepInBox(text) {
+  if (ui.input.value.trim() === '') {
+    ui.input.value = text;
+    autosize();
+  }
+  ui.input.focus();
 }
 
 /**
@@ -324,6 +377,7 @@ function newChat() {
   state.lastTurn = -1;
   ui.turns.replaceChildren();
   showConversationUsage(null);
+  showExport(null);
   picker.reset();
   picker.show(true);
   showProvider(picker.chosen());
@@ -364,6 +418,7 @@ async function openConversation(id) {
   }
   ui.turns.replaceChildren();
   showConversationUsage(snapshot.usage);
+  showExport(snapshot);
   showConversationProvider(snapshot);
   state.lastTurn = -1;
   let running = null;
@@ -407,32 +462,144 @@ function reattach(id, turn) {
   follow(run, cache, signal => api.events(id, cache.lastEventId, signal));
 }
 
+const search = $('search');
+let searchTimer = null;
+
+search.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(refreshConversations, 200);
+});
+search.addEventListener('keydown', event => {
+  if (event.key === 'Escape' && search.value) {
+    event.preventDefault(); // clears the search, nothing else
+    search.value = '';
+    refreshConversations();
+  } else if (event.key === 'ArrowDown') {
+    const first = ui.list.querySelector('.conversation-open');
+    if (first) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+});
+
+/** The list, or with words in the search box the chats whose title or messages have them (searched in the database). */
 async function refreshConversations() {
+  const query = search.value.trim();
   let answer;
   try {
-    answer = await api.listConversations();
+    answer = query ? await api.search(query) : await api.listConversations();
+    if (query !== search.value.trim()) {
+      return; // typed on meanwhile: the next answer shows
+    }
   } catch (e) {
     toast('Could not load the conversations: ' + describe(e));
     return;
   }
-  ui.list.replaceChildren(...answer.conversations.map(conversationItem));
-  ui.listEmpty.hidden = answer.conversations.length > 0;
-  markCurrent();
+  showConversationList(answer.conversations, query);
 }
 
+/** The list in groups by the last activity (Today, Yesterday, Previous 7 days, Older), newest first. */
+function showConversationList(conversations, query) {
+  const focusedId = document.activeElement && document.activeElement.closest('.conversation')
+    ? document.activeElement.closest('.conversation').dataset.id : null;
+  const groups = new Map();
+  for (const conversation of conversations) {
+    const group = dayGroup(conversation.updatedAt);
+    if (!groups.has(group)) {
+      groups.set(group, []);
+    }
+    groups.get(group).push(conversationItem(conversation));
+  }
+  ui.list.replaceChildren(...[...groups].map(([name, items]) => {
+    const section = element('section', 'conversation-group');
+    const list = element('ul', 'conversation-group-list');
+    list.append(...items);
+    section.append(element('h2', 'conversation-group-name', name), list);
+    return section;
+  }));
+  ui.listEmpty.hidden = conversations.length > 0;
+  ui.listEmpty.textContent = query ? `No chat has “${query}”.` : 'No conversations yet.';
+  const shown = conversations.find(c => c.id === state.id);
+  if (shown) {
+    showExport(shown); // its title may be new (the first message names it)
+  }
+  markCurrent();
+  if (focusedId) {
+    const again = ui.list.querySelector(`.conversation[data-id="${CSS.escape(focusedId)}"] .conversation-open`);
+    if (again) {
+      again.focus(); // a refresh does not throw the keyboard's place away
+    }
+  }
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function dayGroup(millis) {
+  const today = new Date();
+  today.setHours(0, 0, 0, 0);
+  const start = today.getTime();
+  if (millis >= start) {
+    return 'Today';
+  }
+  if (millis >= start - DAY_MS) {
+    return 'Yesterday';
+  }
+  return millis >= start - 7 * DAY_MS ? 'Previous 7 days' : 'Older';
+}
+
+/** When a chat was last active: the time today, else the date (with the year when it is not this one). */
+function shortWhen(millis) {
+  const when = new Date(millis);
+  const now = new Date();
+  if (when.toDateString() === now.toDateString()) {
+    return when.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  }
+  return when.toLocaleDateString(undefined, when.getFullYear() === now.getFullYear()
+    ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' });
+}
+
+/**
+ * One row: a single tab stop (the link). Its buttons are reached with the mouse, or from the link with
+ * F2 (rename) and Delete; ArrowUp and ArrowDown move between rows.
+ */
 function conversationItem(conversation) {
   const li = element('li', 'conversation');
   li.dataset.id = conversation.id;
   li.dataset.running = String(conversation.running);
   const title = conversation.title || 'New chat';
-  const open = element('a', 'conversation-open', title);
+  const open = element('a', 'conversation-open');
   open.href = '#/c/' + encodeURIComponent(conversation.id);
-  open.title = title;
+  open.title = title + '\nLast active ' + new Date(conversation.updatedAt).toLocaleString()
+    + '\nF2 renames, Delete deletes';
+  open.setAttribute('aria-keyshortcuts', 'F2 Delete');
+  open.append(element('span', 'conversation-title', title));
+  // The date (and a fork's mark) come from CSS: the link's text stays the title alone.
+  open.dataset.when = shortWhen(conversation.updatedAt);
+  if (conversation.forkedFrom) {
+    li.dataset.fork = 'true';
+  }
   open.addEventListener('click', closeSidebarOnPhone); // also when it is the conversation shown
   const rename = iconButton('✎', 'Rename ' + title, 'rename');
   rename.addEventListener('click', () => startRename(li, open, conversation));
   const remove = iconButton('✕', 'Delete ' + title, 'delete');
   remove.addEventListener('click', () => confirmDelete(li, conversation));
+  open.addEventListener('keydown', event => {
+    if (event.key === 'F2') {
+      event.preventDefault();
+      startRename(li, open, conversation);
+    } else if (event.key === 'Delete') {
+      event.preventDefault();
+      confirmDelete(li, conversation);
+    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const links = [...ui.list.querySelectorAll('.conversation-open')];
+      const next = links[links.indexOf(open) + (event.key === 'ArrowDown' ? 1 : -1)];
+      if (next) {
+        next.focus();
+      }
+    }
+  });
   li.append(open, rename, remove);
   return li;
 }
@@ -440,6 +607,7 @@ function conversationItem(conversation) {
 function iconButton(symbol, label, className) {
   const button = element('button', 'icon-button ' + className, symbol);
   button.type = 'button';
+  button.tabIndex = -1; // one tab stop per row: the keyboard uses F2 and Delete on the row's link
   button.setAttribute('aria-label', label);
   button.title = label;
   return button;
@@ -468,7 +636,7 @@ function startRename(li, open, conversation) {
       }
     }
     await refreshConversations();
-    const again = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .rename`);
+    const again = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
     if (again) {
       again.focus();
     }
@@ -495,8 +663,20 @@ function confirmDelete(li, conversation) {
   no.type = 'button';
   box.append(yes, no);
   li.replaceChildren(box);
-  yes.focus();
-  no.addEventListener('click', () => refreshConversations());
+  no.focus(); // the safe choice: Enter right after Delete keeps the chat
+  const keep = async () => {
+    await refreshConversations();
+    const row = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
+    (row || ui.input).focus();
+  };
+  no.addEventListener('click', keep);
+  box.addEventListener('keydown', event => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation(); // cancels the confirmation only, not a running answer
+      keep();
+    }
+  });
   yes.addEventListener('click', async () => {
     try {
       await api.remove(conversation.id);
@@ -511,6 +691,22 @@ function confirmDelete(li, conversation) {
     }
     refreshConversations();
   });
+}
+
+/** The export links for the shown conversation (hidden for a new chat): Markdown and JSON, named by its title. */
+function showExport(conversation) {
+  const box = $('export');
+  box.hidden = !conversation;
+  if (!conversation) {
+    return;
+  }
+  const name = (conversation.title || 'conversation').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'conversation';
+  const markdown = $('export-markdown');
+  markdown.href = api.exportUrl(conversation.id, 'markdown');
+  markdown.download = name + '.md';
+  const json = $('export-json');
+  json.href = api.exportUrl(conversation.id, 'json');
+  json.download = name + '.json';
 }
 
 /** The conversation's totals in the top bar: tokens in and out, the cached share of the prompt, cache writes, the cost. */
@@ -553,7 +749,7 @@ async function refreshConversationUsage(id, view, turnNumber) {
 }
 
 function markCurrent() {
-  for (const li of ui.list.children) {
+  for (const li of ui.list.querySelectorAll('.conversation')) {
     const link = li.querySelector('.conversation-open');
     if (link) {
       if (li.dataset.id === state.id) {
@@ -643,7 +839,10 @@ ui.input.addEventListener('input', autosize);
 ui.stop.addEventListener('click', stop);
 
 for (const example of document.querySelectorAll('.example')) {
-  example.addEventListener('click', () => send(example.textContent.trim()));
+  example.addEventListener('click', () => {
+    send(example.textContent.trim());
+    ui.input.focus(); // the next message can be typed at once
+  });
 }
 
 // ---- chrome: provider label, theme, sidebar, notices ------------------------------------------
@@ -772,9 +971,23 @@ $('chat').addEventListener('click', () => {
   }
 });
 document.addEventListener('keydown', event => {
+  if (event.defaultPrevented) {
+    return; // handled where it happened (a confirmation, a rename, the skills panel)
+  }
   if (event.key === 'Escape' && ui.body.classList.contains('sidebar-open')) {
     closeSidebarOnPhone();
     ui.sidebarToggle.focus();
+  } else if (event.key === 'Escape' && state.run && !skills.isOpen) {
+    event.preventDefault();
+    stop(); // as ChatGPT and Open WebUI do: Escape stops the answer being written
+  } else if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === 'k') {
+    event.preventDefault(); // Ctrl+K: search the chats
+    ui.body.classList.add('sidebar-open');
+    search.focus();
+    search.select();
+  } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === 'o') {
+    event.preventDefault(); // Ctrl+Shift+O: a new chat, ChatGPT's shortcut
+    newChat();
   }
 });
 
@@ -788,8 +1001,20 @@ function toast(message) {
 }
 
 function describe(error) {
+  if (error instanceof TypeError) {
+    // fetch's own words ("Failed to fetch", "NetworkError…") say nothing to a person
+    return 'The server cannot be reached: is it running? Check the terminal where you started it.';
+  }
   return error && error.message ? error.message : String(error);
 }
+
+/** Whether sending the same message again can help: not for a message that is too long, a missing key, … */
+function retryable(code) {
+  return !NOT_RETRYABLE.has(code);
+}
+
+const NOT_RETRYABLE = new Set(['message_too_large', 'body_too_large', 'invalid_request', 'invalid_json', 'provider_no_key',
+  'provider_not_configured', 'provider_prompt_blocked', 'provider_finish_content_filter', 'not_found']);
 
 window.addEventListener('hashchange', () => {
   const id = idFromHash();
@@ -807,6 +1032,7 @@ window.addEventListener('hashchange', () => {
 
 applyTheme(storedTheme());
 refreshConversations();
+ui.input.focus(); // the person can type at once
 const initial = idFromHash();
 if (initial) {
   openConversation(initial);

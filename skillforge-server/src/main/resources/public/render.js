@@ -85,7 +85,8 @@ const literal = text => text.replaceAll('<', '&lt;');
  *
  * @param streaming true while the text is still arriving: an unclosed tag is a command being written,
  *                  and a trailing "<sh" is held back until it is known whether it opens a tag
- * @returns [{kind: 'markdown', text} | {kind: 'command', index, command} | {kind: 'partial', command}]
+ * @returns [{kind: 'markdown', text} | {kind: 'command', index, command} | {kind: 'partial', command}
+ *          | {kind: 'unfinished', command}] (partial: still being written; unfinished: the text ended inside the tag)
  */
 export function splitShell(raw, streaming) {
   const parts = [];
@@ -107,8 +108,11 @@ export function splitShell(raw, streaming) {
         parts.push({ kind: 'partial', command: raw.slice(bodyStart).replace(STRIP, '') });
         return parts;
       }
-      text += literal(raw.slice(open)); // never closed: not a command
-      break;
+      // Never closed (the turn was stopped while the command was written): not a command, shown as
+      // the unfinished command it is, not as Markdown (a front matter's "---" would make a heading).
+      pushText(parts, text);
+      parts.push({ kind: 'unfinished', command: raw.slice(bodyStart).replace(STRIP, '') });
+      return parts;
     }
     const command = raw.slice(bodyStart, close).replace(STRIP, '');
     if (command === '') {
@@ -175,4 +179,51 @@ export function costText(usage) {
     return null;
   }
   return typeof usage.costUsd === 'number' ? formatDollars(usage.costUsd) : 'cost unknown';
+}
+
+/**
+ * Copies text to the clipboard: the Clipboard API where the page is a secure context (localhost,
+ * https), else the older copy command on a hidden text box (a LAN address over http). Resolves to
+ * whether it worked.
+ */
+export async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      // denied: try the old way
+    }
+  }
+  const box = element('textarea', 'visually-hidden');
+  box.value = text;
+  document.body.append(box);
+  box.select();
+  let copied = false;
+  try {
+    copied = document.execCommand('copy');
+  } catch {
+    copied = false;
+  }
+  box.remove();
+  return copied;
+}
+
+/** A small button that copies what {@code text()} gives and says "Copied" for a moment. */
+export function copyButton(label, text, className) {
+  const button = element('button', 'button copy ' + (className || ''), 'Copy');
+  button.type = 'button';
+  button.setAttribute('aria-label', label);
+  button.title = label;
+  button.addEventListener('click', async event => {
+    event.stopPropagation(); // inside a command's summary-less block or a card: copy only
+    const ok = await copyText(text());
+    button.textContent = ok ? 'Copied' : 'Copy failed';
+    button.dataset.copied = String(ok);
+    setTimeout(() => {
+      button.textContent = 'Copy';
+      delete button.dataset.copied;
+    }, 1500);
+  });
+  return button;
 }

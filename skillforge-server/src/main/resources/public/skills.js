@@ -1,5 +1,6 @@
-// The skills panel: the stored skills with name and description; view one rendered, download its
-// SKILL.md, delete one (after a confirmation in place).
+// The skills panel: the stored skills with name and description; open one (a click on its card)
+// rendered, edit its SKILL.md (the server validates it and its refusal shows inline), download it
+// named by the skill or all of them as one zip, delete one (after a confirmation in place).
 
 import { api } from './api.js';
 import { element, renderMarkdown } from './render.js';
@@ -18,8 +19,19 @@ export class SkillsPanel {
     this.opener.addEventListener('click', () => (this.panel.hidden ? this.open() : this.close()));
     document.getElementById('close-skills').addEventListener('click', () => this.close());
     document.getElementById('skill-back').addEventListener('click', () => this.showList());
+    this.editor = document.getElementById('skill-editor');
+    this.source = document.getElementById('skill-source');
+    this.error = document.getElementById('skill-error');
+    this.rendered = document.getElementById('skill-rendered');
+    document.getElementById('skill-edit').addEventListener('click', () => this.edit());
+    document.getElementById('skill-cancel').addEventListener('click', () => this.show(this.shown));
+    this.editor.addEventListener('submit', event => {
+      event.preventDefault();
+      this.save();
+    });
     this.panel.addEventListener('keydown', event => {
-      if (event.key === 'Escape') {
+      if (event.key === 'Escape' && !event.defaultPrevented) {
+        event.preventDefault(); // the panel's, not a running answer's
         this.close();
       }
     });
@@ -70,6 +82,12 @@ export class SkillsPanel {
     const li = element('li', 'skill');
     li.dataset.skill = skill.name;
     li.append(element('h3', 'skill-name', skill.name), element('p', 'skill-description', skill.description));
+    // The whole card opens the skill (the View button is its keyboard way in).
+    li.addEventListener('click', event => {
+      if (!event.target.closest('button, a, .confirm')) {
+        this.show(skill.name);
+      }
+    });
     const actions = element('div', 'skill-actions');
     const view = element('button', 'button', 'View');
     view.type = 'button';
@@ -77,7 +95,7 @@ export class SkillsPanel {
     view.addEventListener('click', () => this.show(skill.name));
     const download = element('a', 'button', 'Download');
     download.href = api.skillDownloadUrl(skill.name);
-    download.download = 'SKILL.md';
+    download.download = api.skillFileName(skill.name);
     download.setAttribute('aria-label', 'Download SKILL.md of ' + skill.name);
     const remove = element('button', 'button danger', 'Delete');
     remove.type = 'button';
@@ -99,11 +117,18 @@ export class SkillsPanel {
     confirm.append(yes, no);
     actions.hidden = true;
     li.append(confirm);
-    yes.focus();
-    no.addEventListener('click', () => {
+    no.focus(); // the safe choice
+    const keep = () => {
       confirm.remove();
       actions.hidden = false;
       actions.querySelector('.danger').focus();
+    };
+    no.addEventListener('click', keep);
+    confirm.addEventListener('keydown', event => {
+      if (event.key === 'Escape') {
+        event.preventDefault(); // cancels the confirmation, leaves the panel open
+        keep();
+      }
     });
     yes.addEventListener('click', async () => {
       try {
@@ -132,9 +157,38 @@ export class SkillsPanel {
     front.textContent = match ? match[1] : '';
     front.hidden = !match;
     document.getElementById('skill-body').replaceChildren(renderMarkdown(match ? skill.content.slice(match[0].length) : skill.content));
-    document.getElementById('skill-download').href = api.skillDownloadUrl(skill.name);
+    const download = document.getElementById('skill-download');
+    download.href = api.skillDownloadUrl(skill.name);
+    download.download = api.skillFileName(skill.name);
+    this.shown = skill.name;
+    this.content = skill.content;
+    this.editor.hidden = true;
+    this.rendered.hidden = false;
     this.listView.hidden = true;
     this.view.hidden = false;
     document.getElementById('skill-back').focus();
+  }
+
+  /** The shown skill's SKILL.md in a text box, exactly as stored. */
+  edit() {
+    this.source.value = this.content;
+    this.error.hidden = true;
+    this.rendered.hidden = true;
+    this.editor.hidden = false;
+    this.source.focus();
+  }
+
+  /** Saves the edited SKILL.md; the store's refusal (a bad front matter, a name that differs…) shows inline, the text stays. */
+  async save() {
+    try {
+      await api.saveSkill(this.shown, this.source.value);
+    } catch (e) {
+      this.error.textContent = e.message;
+      this.error.hidden = false;
+      this.source.focus();
+      return;
+    }
+    await this.show(this.shown);
+    this.refresh();
   }
 }

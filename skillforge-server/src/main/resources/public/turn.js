@@ -4,7 +4,7 @@
 // Commands are kept by commandId (cmd-{iteration}-{index}): each <shell> tag is its own block with
 // its own status, so the same command written twice shows twice (seed 003).
 
-import { costText, element, formatCount, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
+import { copyButton, costText, element, formatCount, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
 
 const STATUS_LABEL = {
   queued: 'queued',
@@ -24,6 +24,8 @@ export function commandStatus(exitCode, result) {
 }
 
 const OPEN_OUTPUT_LINES = 12;
+/** The shortest prompt the common providers cache (OpenAI's rule; Gemini Flash and most Claude models agree). */
+const CACHE_MINIMUM_TOKENS = 1024;
 const CONTENT_EVENTS = new Set(['text', 'reasoning', 'tool-call', 'raw-content', 'tool-output', 'usage']);
 
 /**
@@ -61,10 +63,19 @@ export function markContextCut(turnsEl, entries, keptFromSeq, note) {
   return true;
 }
 
+function actionButton(className, text, label, title, onClick) {
+  const button = element('button', 'button ' + className, text);
+  button.type = 'button';
+  button.setAttribute('aria-label', label);
+  button.title = title;
+  button.addEventListener('click', onClick);
+  return button;
+}
+
 export class TurnView {
   /**
    * @param userMessage the person's message, shown as sent
-   * @param actions {retry(userMessage), reconnect()}: what the error's button does
+   * @param actions {retry(userMessage), reconnect(), retryable(code)}: what the error's button does, and whether Retry can help
    */
   constructor(userMessage, actions) {
     this.userMessage = userMessage;
@@ -77,7 +88,8 @@ export class TurnView {
     this.el = element('article', 'turn');
     this.el.dataset.status = 'running';
     const user = element('div', 'message user');
-    user.append(element('div', 'bubble user-text', userMessage));
+    this.userEl = user;
+    user.append(element('div', 'bubble user-text', userMessage), this.userActions());
     this.answer = element('div', 'message assistant');
     this.answer.setAttribute('aria-busy', 'true');
     this.iterationsEl = element('div', 'iterations');
@@ -91,8 +103,82 @@ export class TurnView {
     this.rawEl = element('details', 'raw');
     this.rawEl.append(element('summary', null, 'Raw transcript'));
     this.rawEl.hidden = true;
-    this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.rawEl);
+    this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.answerActions(), this.rawEl);
     this.el.append(user, this.answer);
+  }
+
+  /** Under the person's message: copy it, and edit it (the edit is sent in a fork of the conversation). */
+  userActions() {
+    const actions = element('div', 'message-actions user-actions');
+    const edit = actionButton('edit', 'Edit', 'Edit this message and send it again',
+      'Edit and resend: a copy of the chat up to here gets the new message; this chat stays as it is', () => this.startEdit());
+    actions.append(copyButton('Copy this message', () => this.userMessage), edit);
+    return actions;
+  }
+
+  /** Under the answer: copy its text, and (on the last turn, by CSS) regenerate it. */
+  answerActions() {
+    const actions = element('div', 'message-actions answer-actions');
+    const regenerate = actionButton('regenerate', 'Regenerate', 'Regenerate this answer',
+      'Ask again: a copy of the chat up to this message gets a new answer; this chat stays as it is',
+      () => this.actions.edit(this.turnNumber(), this.userMessage));
+    actions.append(copyButton('Copy the answer', () => this.answerText()), regenerate);
+    return actions;
+  }
+
+  /** The answer as the person reads it: the Markdown of every step, without the commands. */
+  answerText() {
+    return this.iterations.map(it => splitShell(it.text, false).filter(part => part.kind === 'markdown')
+      .map(part => part.text.trim()).join('\n\n')).filter(text => text).join('\n\n');
+  }
+
+  turnNumber() {
+    return Number(this.el.dataset.turn);
+  }
+
+  /** The message in a box to change; Enter (or Send) sends the new text in a fork, Escape cancels. */
+  startEdit() {
+    const bubble = this.userEl.querySelector('.user-text');
+    const actions = this.userEl.querySelector('.user-actions');
+    const form = element('form', 'edit-form');
+    const box = element('textarea', 'edit-input');
+    box.value = this.userMessage;
+    box.setAttribute('aria-label', 'Edited message');
+    box.rows = Math.min(12, Math.max(2, this.userMessage.split('\n').length));
+    const send = element('button', 'button primary', 'Send');
+    send.type = 'submit';
+    const cancel = element('button', 'button', 'Cancel');
+    cancel.type = 'button';
+    const buttons = element('div', 'edit-buttons');
+    buttons.append(cancel, send);
+    form.append(box, buttons);
+    bubble.hidden = true;
+    actions.hidden = true;
+    this.userEl.append(form);
+    box.focus();
+    const close = () => {
+      form.remove();
+      bubble.hidden = false;
+      actions.hidden = false;
+    };
+    cancel.addEventListener('click', close);
+    form.addEventListener('submit', event => {
+      event.preventDefault();
+      if (box.value.trim() !== '') {
+        close();
+        this.actions.edit(this.turnNumber(), box.value);
+      }
+    });
+    box.addEventListener('keydown', event => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        form.requestSubmit();
+      } else if (event.key === 'Escape') {
+        event.preventDefault(); // cancels the edit only
+        close();
+        this.userEl.querySelector('.edit').focus();
+      }
+    });
   }
 
   /** The server's number of this turn (0, 1, 2, …), once known: what a context cut's mark finds it by. */
@@ -159,7 +245,7 @@ export class TurnView {
         break;
       case 'error':
         this.finish('failed', null, null, this.iterations.length);
-        this.showError(event.message || 'The turn failed', 'retry');
+        this.showError(event.message || 'The turn failed', this.retryAction(event.code));
         break;
       default:
         break; // an event type this page does not know: ignore it
@@ -246,7 +332,7 @@ export class TurnView {
       stopReason, usage, (turn.iterations || []).length);
     view.showCost(usage);
     if (turn.error) {
-      view.showError(turn.error.message || 'The turn failed', 'retry');
+      view.showError(turn.error.message || 'The turn failed', view.retryAction(turn.error.code));
     } else if (status === 'interrupted' || status === 'unknown') {
       view.showError('This turn was cut off (the server stopped while it ran).', 'retry');
     }
@@ -306,13 +392,22 @@ export class TurnView {
         this.paintCommand(command);
         fragment.append(command.el);
       } else {
-        const pending = element('div', 'command writing');
+        const unfinished = part.kind === 'unfinished';
+        const pending = element('div', unfinished ? 'command unfinished' : 'command writing');
         const head = element('div', 'command-head');
         head.append(element('span', 'prompt', '$'), element('code', 'command-text', part.command),
-          element('span', 'status', 'writing…'));
+          element('span', 'status', unfinished ? 'not run: unfinished' : 'writing…'));
         pending.append(head);
+        if (unfinished) {
+          pending.title = 'The answer stopped before this command was complete, so it never ran.';
+        }
         fragment.append(pending);
       }
+    }
+    for (const pre of fragment.querySelectorAll('pre')) {
+      const code = pre.querySelector('code') || pre;
+      pre.classList.add('has-copy');
+      pre.append(copyButton('Copy this code', () => code.textContent, 'copy-code'));
     }
     it.content.replaceChildren(fragment);
     this.renderRaw();
@@ -328,13 +423,14 @@ export class TurnView {
     summary.append(element('span', 'prompt', '$'), text, status);
     const output = element('pre', 'command-output');
     const exit = element('div', 'command-exit');
-    block.append(summary, output, exit);
+    const copy = copyButton('Copy the output of ' + command.command.split('\n')[0], () => command.result ?? '', 'copy-output');
+    block.append(summary, output, exit, copy);
     block.addEventListener('toggle', () => {
       if (block.open !== command.autoOpen) {
         command.userToggled = true; // the person opened or closed it: leave it so
       }
     });
-    command.parts = { text, status, output, exit };
+    command.parts = { text, status, output, exit, copy };
     return block;
   }
 
@@ -349,6 +445,7 @@ export class TurnView {
     parts.output.textContent = hasResult ? command.result : ''; // text only: a result never becomes HTML
     parts.exit.hidden = !(hasResult && command.exitCode !== 0 && command.exitCode !== null);
     parts.exit.textContent = parts.exit.hidden ? '' : 'exit code ' + command.exitCode;
+    parts.copy.hidden = !hasResult;
     if (!command.userToggled) {
       // Short outputs are shown; long ones start collapsed (one click opens them).
       command.autoOpen = hasResult && command.result.split('\n').length <= OPEN_OUTPUT_LINES;
@@ -438,11 +535,45 @@ export class TurnView {
         + 'and model calls';
       this.meta.append(stats);
     }
+    const why = this.whyNothingCached(usage);
+    if (why) {
+      const note = element('span', 'cache-note', why.short);
+      note.title = why.long;
+      this.meta.append(note);
+    }
     this.costEl = element('span', 'cost');
     this.costEl.title = 'What this turn cost, at the prices of the conversation\'s model';
     this.costEl.hidden = true;
     this.meta.append(this.costEl);
     this.changed();
+  }
+
+  /**
+   * Why "cache 0%" is no fault, when it is not: every call's prompt was under the minimum providers cache
+   * (1,024 tokens for OpenAI, Gemini Flash and most Claude models; more for some), or this is the chat's
+   * first request, whose prompt nothing was cached for yet. Null when something was cached, or when neither explains it.
+   */
+  whyNothingCached(usage) {
+    if (!usage || usage.cacheReadTokens !== 0 || !(usage.inputTokens > 0)) {
+      return null;
+    }
+    const prompts = this.iterations.map(it => it.usage && it.usage.inputTokens).filter(n => typeof n === 'number');
+    const largest = prompts.length ? Math.max(...prompts) : usage.inputTokens;
+    if (largest < CACHE_MINIMUM_TOKENS) {
+      return {
+        short: 'prompt too short to cache',
+        long: `Each request's prompt was under ${formatCount(CACHE_MINIMUM_TOKENS)} tokens (${formatCount(largest)} at most): `
+          + 'providers cache only longer prompts (OpenAI from 1,024 tokens), so 0% is expected, not a fault. '
+          + 'It rises once the conversation is longer.',
+      };
+    }
+    if (this.el.dataset.turn === '0' && prompts.length <= 1) {
+      return {
+        short: 'first request: nothing cached yet',
+        long: 'The first request of a chat fills the provider\'s cache; the next ones read it back.',
+      };
+    }
+    return null;
   }
 
   /**
@@ -457,9 +588,23 @@ export class TurnView {
     }
   }
 
-  /** Shows an error inline with a button: 'retry' sends the message again, 'reconnect' follows the turn again. */
+  /** 'retry' when sending the message again may help (not for a missing key or a message over the limit), else null. */
+  retryAction(code) {
+    return this.actions.retryable(code) ? 'retry' : null;
+  }
+
+  /**
+   * Shows an error inline with a button: 'retry' sends the message again, 'reconnect' follows the turn again;
+   * no button (null) where neither can help.
+   */
   showError(message, action) {
     this.errorEl.replaceChildren(element('span', 'error-text', message));
+    this.errorEl.hidden = false;
+    this.progress.hidden = true;
+    if (!action) {
+      this.changed();
+      return;
+    }
     const button = element('button', 'button', action === 'reconnect' ? 'Reconnect' : 'Retry');
     button.type = 'button';
     button.addEventListener('click', () => {
@@ -477,9 +622,9 @@ export class TurnView {
   }
 
   /** Marks a turn that could not start (the request failed before any event). */
-  failedToStart(message) {
+  failedToStart(message, action) {
     this.finish('failed', null, null, 0);
-    this.showError(message, 'retry');
+    this.showError(message, action);
   }
 
   changed() {

@@ -44,6 +44,7 @@ final class ProviderModels implements ConversationModels {
     private final ServerMetrics metrics;
     private final boolean strict;
     private final Map<String, AgentLoop> loops = new ConcurrentHashMap<>();
+    private final Map<String, PrefixGuard> guards = new ConcurrentHashMap<>();
 
     /** @param strict a cache break fails the call ({@link PrefixGuard#STRICT_PROPERTY}) instead of being only logged and counted */
     ProviderModels(ProviderRegistry providers, CommandRunner commands, TurnLimits turnLimits, ServerMetrics metrics, boolean strict) {
@@ -76,9 +77,21 @@ final class ProviderModels implements ConversationModels {
     public AgentLoop loop(Choice choice) {
         return loops.computeIfAbsent(choice.provider(), name -> {
             ConfiguredProvider provider = configured(choice);
-            PrefixGuard guard = new PrefixGuard(provider.model(), provider.name(), provider.modelName(), provider.nextRequestMessages(),
+            return new AgentLoop(guard(choice), commands, turnLimits, new ContextWindow(provider.contextWindow(), TokenEstimate::count));
+        });
+    }
+
+    @Override
+    public void expectPrefix(Choice choice, ModelCall prefix) {
+        guard(choice).expect(prefix);
+    }
+
+    /** The provider's one prefix guard, which every conversation on it goes through. */
+    private PrefixGuard guard(Choice choice) {
+        return guards.computeIfAbsent(choice.provider(), name -> {
+            ConfiguredProvider provider = configured(choice);
+            return new PrefixGuard(provider.model(), provider.name(), provider.modelName(), provider.nextRequestMessages(),
                     cacheRule(provider), strict, metrics);
-            return new AgentLoop(guard, commands, turnLimits, new ContextWindow(provider.contextWindow(), TokenEstimate::count));
         });
     }
 

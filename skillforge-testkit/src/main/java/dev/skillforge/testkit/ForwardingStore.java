@@ -41,6 +41,12 @@ abstract class ForwardingStore implements ConversationStore {
     }
 
     @Override
+    public List<ConversationRecord> search(String text, int limit) {
+        beforeCall();
+        return delegate.search(text, limit);
+    }
+
+    @Override
     public List<ConversationRecord> conversations(int limit, int offset) {
         beforeCall();
         return delegate.conversations(limit, offset);

@@ -18,6 +18,16 @@ public record ModelCall(String systemPrompt, List<Entry> entries, String cacheKe
         Objects.requireNonNull(cacheKey, "cacheKey");
     }
 
+    /**
+     * The key a provider routes its prompt cache by: the cache key up to its first {@code /}. A fork of a
+     * conversation (an edited message) is keyed {@code ROOT/FORK}: its requests are checked on their own
+     * but routed where the prefix it shares with its root is cached.
+     */
+    public String routingKey() {
+        int slash = cacheKey.indexOf('/');
+        return slash < 0 ? cacheKey : cacheKey.substring(0, slash);
+    }
+
     /** A call outside a turn's loop (exports, tests): iteration 0. */
     public ModelCall(String systemPrompt, List<Entry> entries, String cacheKey) {
         this(systemPrompt, entries, cacheKey, 0);

@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 import java.util.Locale;
 
 /**
- * The {@code [Cache Debug]} line (as the seeds log it), one per model call at INFO: the conversation
+ * The {@code [Cache Debug]} line (as the seeds log it), one per model call at DEBUG (shown with
+ * {@code FORGE_CACHE_LOG=debug}: at INFO it flooded the console): the conversation
  * (its cache key), provider, model, iteration, prompt tokens, cached tokens, the tokens written to the
  * cache on this call (Anthropic bills them above plain input), the cached share of the prompt, and, when known, the share the provider's cache rule made possible. Unknown figures say
  * {@code unknown} (a provider without cache figures did not prove a miss).
@@ -44,8 +45,8 @@ public final class CacheDebug implements ModelProvider {
 
     /** Logs the line for one finished call; {@code possibleCachedTokens} is {@code null} when unknown. */
     static void log(ModelCall call, String provider, String model, Usage usage, Long possibleCachedTokens) {
-        if (log.isInfoEnabled()) {
-            log.info(line(call.cacheKey(), provider, model, call.iteration(), usage, possibleCachedTokens));
+        if (log.isDebugEnabled()) {
+            log.debug(line(call.cacheKey(), provider, model, call.iteration(), usage, possibleCachedTokens));
         }
     }
 

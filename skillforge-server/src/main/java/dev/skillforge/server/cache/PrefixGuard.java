@@ -109,13 +109,23 @@ public final class PrefixGuard implements ModelProvider {
         return Boolean.getBoolean(STRICT_PROPERTY);
     }
 
+    /**
+     * Takes {@code prefix} as the request its key sent last, when the key has sent none: a fork's first
+     * request is then checked as a byte-exact extension of the prefix it shares with the conversation it
+     * was copied from, as every later request is of the one before.
+     */
+    public void expect(ModelCall prefix) {
+        List<String> messages = messagesOf(serialiser.apply(prefix));
+        byte[][] digests = digests(messages);
+        synchronized (sent) {
+            sent.putIfAbsent(prefix.cacheKey(), new Sent(prefix, digests, 0, null));
+        }
+    }
+
     @Override
     public ModelReply stream(ModelCall call, ModelStreamListener listener, Cancellation cancellation) throws ProviderException {
         List<String> messages = messagesOf(serialiser.apply(call));
-        byte[][] digests = new byte[messages.size()][];
-        for (int i = 0; i < digests.length; i++) {
-            digests[i] = digest(messages.get(i));
-        }
+        byte[][] digests = digests(messages);
         Sent previous;
         long request;
         synchronized (sent) {
@@ -205,6 +215,14 @@ public final class PrefixGuard implements ModelProvider {
     }
 
     /** The messages of a serialised request: an array's elements; for an object, each field's (an array's elements, or the field). */
+    private static byte[][] digests(List<String> messages) {
+        byte[][] digests = new byte[messages.size()][];
+        for (int i = 0; i < digests.length; i++) {
+            digests[i] = digest(messages.get(i));
+        }
+        return digests;
+    }
+
     static List<String> messagesOf(JsonNode serialised) {
         List<String> out = new ArrayList<>();
         if (serialised == null) {

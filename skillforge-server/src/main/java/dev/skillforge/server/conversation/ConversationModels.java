@@ -46,6 +46,13 @@ public interface ConversationModels {
         return Optional.empty();
     }
 
+    /**
+     * Tells {@code choice}'s prefix guard that {@code prefix} is what a fork's requests must extend (what it
+     * shares with the conversation it was copied from); by default nothing is checked.
+     */
+    default void expectPrefix(Choice choice, ModelCall prefix) {
+    }
+
     /** Observes one turn on {@code choice} that starts now (the metrics); by default nothing. */
     default EventSink runObserver(Choice choice) {
         return event -> { };

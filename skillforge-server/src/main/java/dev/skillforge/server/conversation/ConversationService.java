@@ -10,10 +10,12 @@ import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
+import dev.skillforge.server.store.AttachmentFile;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.StoreException;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.store.StoredEntry;
 import dev.skillforge.server.store.TurnRecord;
 import dev.skillforge.server.store.Write;
 import org.slf4j.Logger;
@@ -21,8 +23,11 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -159,6 +164,76 @@ public final class ConversationService implements AutoCloseable {
         }
     }
 
+    /** Conversations whose title or messages have every word of {@code text} ({@link ConversationStore#search}). */
+    public List<ConversationRecord> search(String text, int limit) {
+        writer.flush(timings.storeWait());
+        try {
+            return store.search(text, limit);
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
+    }
+
+    /**
+     * Forks conversation {@code id} before turn {@code beforeTurn}: a new conversation holding its entries and
+     * turns before that one, exactly as stored, with its system prompt, provider and model; the original stays as
+     * it was. The fork's next message is then turn {@code beforeTurn}, so its first request is the shared
+     * prefix plus that message, a byte-exact extension the provider's cache still serves: the fork's key routes
+     * where the original's requests went ({@link ConversationRecord#cacheKey()}), and the prefix guard checks
+     * the request against the shared prefix. Editing a message is a fork before its turn; regenerating an answer,
+     * a fork before the last turn.
+     *
+     * @throws ConversationException INVALID for a turn the conversation does not have, BUSY while that turn or an
+     *                               earlier one is still running
+     */
+    public ConversationRecord fork(String id, int beforeTurn) {
+        ConversationSnapshot original = hot.getOrLoad(validId(id)).snapshot();
+        int turnCount = original.turns().isEmpty() ? 0 : original.turns().getLast().turn() + 1;
+        if (beforeTurn < 0 || beforeTurn > turnCount) {
+            throw new ConversationException(ConversationException.Kind.INVALID,
+                    "beforeTurn must be a turn of the conversation, from 0 to " + turnCount + ", not " + beforeTurn);
+        }
+        List<TurnRecord> keptTurns = original.turns().stream().filter(t -> t.turn() < beforeTurn).toList();
+        if (keptTurns.stream().anyMatch(t -> t.status().equals("running"))) {
+            throw new ConversationException(ConversationException.Kind.BUSY, "Turn " + keptTurns.getLast().turn()
+                    + " is still running: stop it or wait for its end before editing an earlier message");
+        }
+        ConversationRecord from = original.record();
+        long now = clock.millis();
+        String forkId = UUID.randomUUID().toString();
+        String root = from.cacheKey().contains("/") ? from.cacheKey().substring(0, from.cacheKey().indexOf('/')) : from.cacheKey();
+        ConversationRecord fork = new ConversationRecord(forkId, from.title(), from.systemPrompt(), from.provider(), from.model(),
+                now, now, from.id(), root + "/" + forkId);
+        List<StoredEntry> entries = original.entries().stream().filter(e -> e.turn() < beforeTurn)
+                .map(e -> new StoredEntry(forkId, e.seq(), e.turn(), e.kind(), e.content(), e.replayFormat(), e.replayData(),
+                        e.createdAtMillis(), e.attachments()))
+                .toList();
+        List<TurnRecord> turns = keptTurns.stream()
+                .map(t -> new TurnRecord(forkId, t.turn(), t.status(), t.startedAtMillis(), t.endedAtMillis(), t.summaryJson()))
+                .toList();
+        List<Write> writes = new ArrayList<>();
+        writes.add(new Write.CreateConversation(fork, instanceId, now + timings.leaseTtl().toMillis()));
+        Set<String> copiedFiles = new HashSet<>();
+        for (StoredEntry entry : entries) {
+            // Files are stored per conversation: the fork gets its own copy of each, with the first entry that uses it.
+            List<AttachmentFile> files = new ArrayList<>();
+            for (Attachment attachment : entry.attachments()) {
+                if (copiedFiles.add(attachment.sha256())) {
+                    files.add(new AttachmentFile(attachment.sha256(), storedFile(from.id(), attachment.sha256())));
+                }
+            }
+            writes.add(new Write.AppendEntry(entry, files));
+        }
+        turns.forEach(turn -> writes.add(new Write.PutTurn(turn)));
+        writer.submitAll(writes); // one transaction: a fork is there whole or not at all
+        HotConversation copy = new HotConversation(fork, entries, turns, Write.CreateConversation.LEASE_EPOCH, writer::submitAll, clock);
+        hot.adopt(copy);
+        ConversationModels.Choice choice = new ConversationModels.Choice(fork.provider(), fork.model());
+        models.expectPrefix(choice, new ModelCall(fork.systemPrompt(), ContextView.visible(entries.stream().map(HotConversation::entryOf).toList()), fork.cacheKey()));
+        writer.flush(timings.storeWait());
+        return fork;
+    }
+
     public long count() {
         try {
             return store.count();
@@ -257,11 +332,15 @@ public final class ConversationService implements AutoCloseable {
      */
     public AttachmentDownload attachment(String id, String sha256) {
         Attachment attachment = referenced(id, sha256);
+        return new AttachmentDownload(attachment.name(), attachment.mediaType(), storedFile(id, sha256));
+    }
+
+    /** A conversation's stored file by its SHA-256, once what is on its way to the store has been written. */
+    private byte[] storedFile(String id, String sha256) {
         writer.flush(timings.storeWait()); // a file attached a moment ago may still be on its way to the store
         try {
-            byte[] data = store.attachmentFile(id, sha256).orElseThrow(() -> new ConversationException(
+            return store.attachmentFile(id, sha256).orElseThrow(() -> new ConversationException(
                     ConversationException.Kind.UNAVAILABLE, "The attachment is not stored yet; try again shortly"));
-            return new AttachmentDownload(attachment.name(), attachment.mediaType(), data);
         } catch (StoreException e) {
             throw ConversationException.unavailable(e);
         }
@@ -349,7 +428,7 @@ public final class ConversationService implements AutoCloseable {
         ExportSource source = exportSource(id);
         ConversationRecord record = source.record();
         return models.nextRequestMessages(new ConversationModels.Choice(record.provider(), record.model()),
-                new ModelCall(record.systemPrompt(), ContextView.visible(source.entries()), record.id()));
+                new ModelCall(record.systemPrompt(), ContextView.visible(source.entries()), record.cacheKey()));
     }
 
     /** The entries and system prompt the provider would receive next. */

@@ -43,6 +43,9 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
         ObjectNode json = Json.object();
         json.put("id", record.id()).put("title", record.title()).put("provider", record.provider()).put("model", record.model())
                 .put("createdAt", record.createdAtMillis()).put("updatedAt", record.updatedAtMillis()).put("running", running);
+        if (record.forkedFrom() != null) {
+            json.put("forkedFrom", record.forkedFrom()); // an edited copy of that conversation
+        }
         return json;
     }
 

@@ -145,7 +145,7 @@ final class HotConversation {
     }
 
     synchronized ConversationRecord rename(String title) {
-        record = record.withTitle(title, clock.millis());
+        record = record.withTitle(title, record.updatedAtMillis()); // a new name is not new activity: the list keeps its order
         write(new Write.SetTitle(id, title, record.updatedAtMillis(), epoch));
         return record;
     }
@@ -198,7 +198,7 @@ final class HotConversation {
         });
         TurnRecorder recorder = new TurnRecorder();
         runningRecorder = recorder;
-        running = AgentRun.start(loop, transcript, record.systemPrompt(), id, new RunEventLog(eventIds::incrementAndGet), event -> {
+        running = AgentRun.start(loop, transcript, record.systemPrompt(), record.cacheKey(), new RunEventLog(eventIds::incrementAndGet), event -> {
             recorder.accept(event);
             observer.accept(event);
         }, last -> finishTurn(started, recorder));

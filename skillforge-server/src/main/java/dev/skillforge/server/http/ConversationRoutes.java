@@ -85,6 +85,7 @@ public final class ConversationRoutes {
     void register(JavalinConfig config) {
         config.routes.post("/api/conversations", this::create);
         config.routes.get("/api/conversations", this::list);
+        config.routes.get("/api/conversations/search", this::search);
         config.routes.get("/api/conversations/{id}", ctx -> json(ctx, 200, conversations.snapshotJson(ctx.pathParam("id"))));
         config.routes.patch("/api/conversations/{id}", this::rename);
         config.routes.delete("/api/conversations/{id}", ctx -> {
@@ -98,6 +99,7 @@ public final class ConversationRoutes {
         config.routes.get("/api/conversations/{id}/attachments/{sha256}", this::download);
         config.routes.get("/api/conversations/{id}/attachments/{sha256}/text", ctx -> ctx.status(200)
                 .contentType("text/plain; charset=utf-8").result(conversations.attachmentText(ctx.pathParam("id"), ctx.pathParam("sha256"))));
+        config.routes.post("/api/conversations/{id}/fork", this::fork);
         config.routes.exception(ConversationException.class, (e, ctx) -> {
             int status = switch (e.kind()) {
                 case NOT_FOUND -> 404;
@@ -139,6 +141,30 @@ public final class ConversationRoutes {
         page.forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
         body.put("total", conversations.count()).put("limit", limit).put("offset", offset);
         json(ctx, 200, body);
+    }
+
+    /** {@code ?q=WORDS}: the conversations whose title or messages have every word, most recently updated first. */
+    private void search(Context ctx) {
+        String query = Optional.ofNullable(ctx.queryParam("q")).orElse("");
+        if (query.length() > 200) {
+            throw ApiException.badRequest("invalid_request", "q is " + query.length() + " characters; the limit is 200");
+        }
+        int limit = intParam(ctx, "limit", 20, 1, 100);
+        ObjectNode body = Json.object();
+        ArrayNode items = body.putArray("conversations");
+        conversations.search(query, limit).forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
+        body.put("q", query).put("limit", limit);
+        json(ctx, 200, body);
+    }
+
+    /** {@code {"beforeTurn": N}}: a new conversation with this one's turns before N (an edited message, a regenerated answer). */
+    private void fork(Context ctx) throws Exception {
+        JsonNode body = RequestBodies.readJsonObject(ctx.req(), MAX_SMALL_BODY_BYTES);
+        JsonNode before = body.get("beforeTurn");
+        if (before == null || !before.canConvertToInt() || !before.isIntegralNumber()) {
+            throw ApiException.badRequest("invalid_request", "'beforeTurn' must be a turn number: send {\"beforeTurn\": N}");
+        }
+        json(ctx, 201, summary(conversations.fork(ctx.pathParam("id"), before.asInt()), false));
     }
 
     private void rename(Context ctx) throws Exception {

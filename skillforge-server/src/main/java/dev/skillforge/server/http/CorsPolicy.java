@@ -21,7 +21,7 @@ import java.util.Locale;
  */
 final class CorsPolicy implements Handler {
 
-    private static final String ALLOWED_METHODS = "GET, POST, PATCH, DELETE";
+    private static final String ALLOWED_METHODS = "GET, POST, PUT, PATCH, DELETE";
     /** What the page and API clients send: the token, JSON bodies, and where an event stream resumes. */
     private static final String ALLOWED_HEADERS = "Authorization, Content-Type, Last-Event-ID";
     private static final String MAX_AGE_SECONDS = "600";

@@ -1,6 +1,7 @@
 package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.server.conversation.MessageLimit;
 import dev.skillforge.server.document.DocumentLimits;
@@ -12,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Reads a JSON request body with a size limit, turning every way it can be wrong into a clear 4xx. */
 public final class RequestBodies {
@@ -86,11 +89,31 @@ public final class RequestBodies {
         } catch (JsonProcessingException e) {
             var at = e.getLocation();
             String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-            throw ApiException.badRequest("invalid_json", "Malformed JSON" + where + ": " + e.getOriginalMessage());
+            throw ApiException.badRequest("invalid_json", "Malformed JSON" + where + ": " + problem(e));
         }
         if (json == null || !json.isObject()) {
             throw ApiException.badRequest("invalid_request", "The request body must be a JSON object");
         }
         return json;
+    }
+
+    private static final Pattern UNEXPECTED = Pattern.compile("^Unexpected character \\('(.{1,2})' \\(code \\d+\\)\\)");
+    private static final Pattern UNRECOGNIZED = Pattern.compile("^Unrecognized token '([^']{0,40})");
+
+    /** What is wrong, in words a person sending JSON knows, not the parser's internals (character codes, expectations). */
+    static String problem(JsonProcessingException e) {
+        String message = String.valueOf(e.getOriginalMessage());
+        if (e instanceof JsonEOFException || message.startsWith("Unexpected end-of-input")) {
+            return "it ends too early (a string, array or object is not closed)";
+        }
+        Matcher unexpected = UNEXPECTED.matcher(message);
+        if (unexpected.find()) {
+            return "unexpected character '" + unexpected.group(1) + "'";
+        }
+        Matcher unrecognized = UNRECOGNIZED.matcher(message);
+        if (unrecognized.find()) {
+            return "unknown word '" + unrecognized.group(1) + "' (text must be in double quotes)";
+        }
+        return "this is not valid JSON";
     }
 }

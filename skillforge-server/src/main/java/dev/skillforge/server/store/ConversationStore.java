@@ -37,6 +37,13 @@ public interface ConversationStore extends AutoCloseable {
     /** Conversations, most recently updated first (ties by id), skipping {@code offset}. */
     List<ConversationRecord> conversations(int limit, int offset);
 
+    /**
+     * Conversations whose title has every word of {@code text} or one of whose entries has every word
+     * (as the start of a word: "brew" finds "brewing"), most recently updated first; words are runs of
+     * letters and digits, case aside. Full-text search in the database: SQLite's FTS5, PostgreSQL's tsvector.
+     */
+    List<ConversationRecord> search(String text, int limit);
+
     /** How many conversations there are. */
     long count();
 

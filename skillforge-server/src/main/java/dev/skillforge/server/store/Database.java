@@ -158,7 +158,7 @@ public final class Database implements AutoCloseable {
         try {
             MigrateResult result = Flyway.configure()
                     .dataSource(pool)
-                    .locations("classpath:db/migration")
+                    .locations("classpath:db/migration", dialect.migrations())
                     .failOnMissingLocations(true)
                     .load()
                     .migrate();

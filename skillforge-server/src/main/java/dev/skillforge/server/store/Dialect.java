@@ -3,6 +3,8 @@ package dev.skillforge.server.store;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * The databases the store runs on, and the few things that differ between them. Everything else
@@ -12,6 +14,21 @@ enum Dialect {
 
     /** The embedded default: one file, one writer at a time. */
     SQLITE("SQLite") {
+        @Override
+        String migrations() {
+            return "classpath:db/sqlite";
+        }
+
+        @Override
+        String entriesMatching() {
+            return "SELECT e.conversation_id FROM entries_search s JOIN entries e ON e.rowid = s.rowid WHERE entries_search MATCH ?";
+        }
+
+        @Override
+        String matchOf(List<String> words) {
+            return words.stream().map(word -> "\"" + word + "\"*").collect(Collectors.joining(" ")); // every word, as a prefix
+        }
+
         @Override
         void begin(Connection connection) throws SQLException {
             // BEGIN IMMEDIATE takes the write lock up front. A deferred transaction that reads and
@@ -65,6 +82,21 @@ enum Dialect {
 
     /** For real deployments, and for several server instances sharing conversations. */
     POSTGRESQL("PostgreSQL") {
+        @Override
+        String migrations() {
+            return "classpath:db/postgresql";
+        }
+
+        @Override
+        String entriesMatching() {
+            return "SELECT conversation_id FROM entries WHERE to_tsvector('simple', left(content, 100000)) @@ to_tsquery('simple', ?)";
+        }
+
+        @Override
+        String matchOf(List<String> words) {
+            return words.stream().map(word -> word + ":*").collect(Collectors.joining(" & ")); // every word, as a prefix
+        }
+
         @Override
         void begin(Connection connection) throws SQLException {
             connection.setAutoCommit(false);
@@ -123,6 +155,15 @@ enum Dialect {
     }
 
     /** Starts a transaction on an auto-commit connection. */
+    /** The Flyway location of this database's own migrations (beside the portable ones in db/migration). */
+    abstract String migrations();
+
+    /** SQL selecting the ids of conversations with an entry that matches the one parameter, a {@link #matchOf} text. */
+    abstract String entriesMatching();
+
+    /** The full-text query for {@code words} (letters and digits only): an entry matches when it has every word, as a prefix. */
+    abstract String matchOf(List<String> words);
+
     abstract void begin(Connection connection) throws SQLException;
 
     /** Commits what {@link #begin} started and leaves the connection in auto-commit mode. */

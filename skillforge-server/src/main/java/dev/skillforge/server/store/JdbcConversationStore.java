@@ -12,6 +12,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -19,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -64,14 +66,14 @@ public final class JdbcConversationStore implements ConversationStore {
     private static final int MAX_MESSAGE_CHARS = 600;
 
     private static final String CONVERSATION_COLUMNS =
-            "id, title, system_prompt, provider, model, created_at, updated_at";
+            "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key";
     private static final String ENTRY_COLUMNS =
             "conversation_id, seq, turn, kind, content, replay_format, replay_data, created_at";
     private static final String TURN_COLUMNS =
             "conversation_id, turn, status, started_at, ended_at, summary_json";
 
     private static final String INSERT_CONVERSATION = "INSERT INTO conversations (" + CONVERSATION_COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
     private static final String INSERT_ENTRY = "INSERT INTO entries (" + ENTRY_COLUMNS
             + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq) DO NOTHING";
     private static final String INSERT_FILE = "INSERT INTO attachment_files (conversation_id, sha256, size, data)"
@@ -255,6 +257,8 @@ public final class JdbcConversationStore implements ConversationStore {
                 insert.setString(5, conversation.model());
                 insert.setLong(6, conversation.createdAtMillis());
                 insert.setLong(7, conversation.updatedAtMillis());
+                insert.setString(8, conversation.forkedFrom());
+                insert.setString(9, conversation.cacheKey().equals(conversation.id()) ? null : conversation.cacheKey());
                 insert.executeUpdate();
             }
             exists.put(conversation.id(), true);
@@ -472,6 +476,31 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     @Override
+    public List<ConversationRecord> search(String text, int limit) {
+        List<String> words = searchWords(text);
+        if (words.isEmpty() || limit <= 0) {
+            return List.of();
+        }
+        // The title has every word (case aside), or one entry has every word as a prefix of one of its words.
+        StringBuilder sql = new StringBuilder("SELECT ").append(CONVERSATION_COLUMNS).append(" FROM conversations WHERE (");
+        List<Object> parameters = new ArrayList<>();
+        for (int i = 0; i < words.size(); i++) {
+            sql.append(i == 0 ? "" : " AND ").append("LOWER(title) LIKE ?");
+            parameters.add("%" + words.get(i) + "%");
+        }
+        sql.append(") OR id IN (").append(dialect.entriesMatching()).append(") ORDER BY updated_at DESC, id LIMIT ?");
+        parameters.add(dialect.matchOf(words));
+        parameters.add(limit);
+        return rows("search conversations", sql.toString(), JdbcConversationStore::conversationRecord, parameters.toArray());
+    }
+
+    /** The words of a search, lower case: runs of letters and digits (nothing else reaches the SQL's match syntax), at most 8. */
+    static List<String> searchWords(String text) {
+        return Arrays.stream(text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+"))
+                .filter(word -> !word.isEmpty()).distinct().limit(8).toList();
+    }
+
+    @Override
     public long count() {
         return read("count conversations", connection -> {
             try (PreparedStatement select = connection.prepareStatement(COUNT_CONVERSATIONS);
@@ -520,7 +549,7 @@ public final class JdbcConversationStore implements ConversationStore {
 
     private static ConversationRecord conversationRecord(ResultSet rows) throws SQLException {
         return new ConversationRecord(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4),
-                rows.getString(5), rows.getLong(6), rows.getLong(7));
+                rows.getString(5), rows.getLong(6), rows.getLong(7), rows.getString(8), rows.getString(9));
     }
 
     // ---------------------------------------------------------------------------------- leases

@@ -56,6 +56,24 @@ class PrefixGuardTest {
     }
 
     @Test
+    void aForksFirstRequestMustExtendThePrefixItSharesWithItsOriginal() throws Exception {
+        PrefixGuard guard = guard(false);
+        List<Entry> shared = List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Done."));
+        guard.expect(new ModelCall(SYSTEM, shared, "root/fork1"));
+        guard.expect(new ModelCall(SYSTEM, shared, "root/fork2"));
+
+        // fork1 sends the shared prefix and its edited message: an extension, no break.
+        call(guard, "root/fork1", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Done."), new Entry.User("Shorter")));
+        assertThat(breaks).isEmpty();
+        // fork2's "shared" answer was changed: the guard finds it at once, in the fork's first request.
+        call(guard, "root/fork2", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Done!"), new Entry.User("Shorter")));
+        assertThat(breaks).hasSize(1);
+        assertThat(breaks.getFirst().conversation()).isEqualTo("root/fork2");
+        assertThat(breaks.getFirst().messageIndex()).isEqualTo(2);
+        assertThat(new ModelCall(SYSTEM, shared, "root/fork1").routingKey()).isEqualTo("root");
+    }
+
+    @Test
     void anEditedEarlierMessageIsABreakAtItsIndexAndCharacter() throws Exception {
         PrefixGuard guard = guard(false);
         call(guard, "c1", List.of(new Entry.User("Learn cold brew"), new Entry.Assistant("Done."), new Entry.User("Shorter please")));

@@ -34,6 +34,21 @@ class RequestBodiesTest {
         }
     }
 
+    @Test
+    void malformedJsonIsDescribedWithoutTheParsersInternals() {
+        assertThat(malformed("{bad")).isEqualTo("Malformed JSON at line 1, column 2: unexpected character 'b'");
+        assertThat(malformed("{\"messages\": [")).startsWith("Malformed JSON").endsWith("it ends too early (a string, array or object is not closed)");
+        assertThat(malformed("{\"a\": hello}")).endsWith("unknown word 'hello' (text must be in double quotes)");
+        for (String body : new String[]{"{bad", "{\"a\": [1,}", "{\"a\" 1}", "nope"}) {
+            assertThat(malformed(body)).doesNotContain("code ").doesNotContain("was expecting").doesNotContain("JsonToken").doesNotContain("Source");
+        }
+    }
+
+    private static String malformed(String body) {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        return catchThrowableOfType(ApiException.class, () -> RequestBodies.readJsonObject(request(bytes, bytes.length), 1024)).getMessage();
+    }
+
     /** A request whose body stream fails any read past {@code body}'s end unless nothing was declared. */
     private static HttpServletRequest request(byte[] body, long declared) {
         ServletInputStream in = new ServletInputStream() {

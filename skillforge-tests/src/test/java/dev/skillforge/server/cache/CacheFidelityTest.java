@@ -60,12 +60,14 @@ class CacheFidelityTest {
     @BeforeEach
     void captureDebugLines() {
         debugLines.start();
+        debugLogger.setLevel(ch.qos.logback.classic.Level.DEBUG); // the lines are DEBUG (FORGE_CACHE_LOG=debug)
         debugLogger.addAppender(debugLines);
     }
 
     @AfterEach
     void stopCapturing() {
         debugLogger.detachAppender(debugLines);
+        debugLogger.setLevel(null);
     }
 
     @Test

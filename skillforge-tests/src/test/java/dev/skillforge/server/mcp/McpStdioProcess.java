@@ -38,6 +38,7 @@ final class McpStdioProcess {
         env.put("FORGE_MODEL", SimProviderServer.MODEL);
         env.put("FORGE_PROVIDER_TIMEOUT_SECONDS", "30");
         env.put("FORGE_DATA_DIR", dataDir.toString());
+        env.put("FORGE_CACHE_LOG", "debug"); // the [Cache Debug] lines, which the tests look for on stderr
         return env;
     }
 

@@ -114,6 +114,39 @@ abstract class ConversationStoreContract {
     }
 
     @Test
+    void aForkKeepsWhereItCameFromAndItsCacheKey() {
+        ConversationRecord fork = new ConversationRecord("c-2", "Cold brew", "prompt", "sim", "sim-1", 5, 6, "c-1", "c-1/c-2");
+
+        store().apply(List.of(new CreateConversation(fork)));
+
+        assertThat(store().conversation("c-2")).contains(fork);
+        assertThat(store().conversation("c-2").orElseThrow().cacheKey()).isEqualTo("c-1/c-2");
+    }
+
+    @Test
+    void searchFindsEveryWordInATitleOrInOneEntryNewestFirst() {
+        create("coffee", 300);
+        create("bread", 200);
+        create("old-coffee", 100);
+        append(entry("coffee", 0, "How do I make cold brew?"), entry("coffee", 1, "Steep it twelve hours."),
+                entry("bread", 0, "Sourdough starter care"), entry("bread", 1, "Feed it daily."),
+                entry("old-coffee", 0, "Brewing coffee the old way"));
+
+        assertThat(ids(store().search("brew", 10))).containsExactly("coffee", "old-coffee"); // "brew" starts "Brewing"
+        assertThat(ids(store().search("TWELVE hours", 10))).containsExactly("coffee");
+        assertThat(ids(store().search("title of bread", 10))).containsExactly("bread"); // the title
+        assertThat(ids(store().search("daily brew", 10))).isEmpty(); // the words are in two conversations
+        assertThat(ids(store().search("brew", 1))).containsExactly("coffee");
+        assertThat(ids(store().search("\" OR * - ( :", 10))).isEmpty();
+        store().apply(List.of(new Write.DeleteConversation("coffee")));
+        assertThat(ids(store().search("twelve", 10))).isEmpty(); // gone with its conversation
+    }
+
+    private static List<String> ids(List<ConversationRecord> records) {
+        return records.stream().map(ConversationRecord::id).toList();
+    }
+
+    @Test
     void aConversationMayHaveNoTitleProviderOrModel() {
         ConversationRecord record = new ConversationRecord("c-1", null, "prompt", null, null, 5, 6);
 

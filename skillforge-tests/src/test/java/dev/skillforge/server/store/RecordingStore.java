@@ -38,6 +38,11 @@ final class RecordingStore implements ConversationStore {
     }
 
     @Override
+    public List<ConversationRecord> search(String text, int limit) {
+        return delegate.search(text, limit);
+    }
+
+    @Override
     public List<ConversationRecord> conversations(int limit, int offset) {
         return delegate.conversations(limit, offset);
     }

@@ -47,7 +47,7 @@ public final class OpenAiChatRequest {
         body.put("stream", true);
         body.putObject("stream_options").put("include_usage", true);
         if (sendPromptCacheKey) {
-            body.put("prompt_cache_key", call.cacheKey());
+            body.put("prompt_cache_key", call.routingKey());
         }
         if (options.cachePrompt()) {
             body.put("cache_prompt", true);

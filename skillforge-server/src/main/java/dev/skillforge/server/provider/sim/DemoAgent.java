@@ -74,7 +74,7 @@ public final class DemoAgent implements SimResponder {
 
     private static String opening(Intent intent, String request) {
         return switch (intent) {
-            case LEARN -> "I'll check which skills you already have first, so I don't write one twice.\n\n<shell>skill list</shell>";
+            case LEARN -> "I'll check which skills you already have first, so I know whether to write a new one or update the one you have.\n\n<shell>skill list</shell>";
             case LIST -> "Let me look at your skills.\n\n<shell>skill list</shell>";
             case SHOW -> "Let me open it.\n\n<shell>skill get " + nameIn(request) + "</shell>";
             case DELETE -> "Deleting it.\n\n<shell>skill delete " + nameIn(request) + "</shell>";
@@ -97,8 +97,16 @@ public final class DemoAgent implements SimResponder {
                     + "\n\n<shell>skill set " + name + "\n" + skillDocument(name, request) + "</shell>";
         }
         if (command.startsWith("skill list")) {
+            if (output.startsWith("No skills yet")) {
+                return "You have no skills yet. Ask me to learn something, for example \"Learn how to make cold brew coffee\".";
+            }
             return output.startsWith("error") ? "I couldn't list your skills: " + firstLine(output)
                     : "Here is what you have:\n\n" + output.strip();
+        }
+        if (command.startsWith("skill search")) {
+            // The whole list, not its "N skills match …:" heading alone.
+            return output.startsWith("No skills match") ? "None of your skills match those words. Ask me what skills you have to see them all."
+                    : "Found " + output.strip().replaceFirst(" match ", " matching ");
         }
         if (command.startsWith("skill set")) {
             return output.startsWith("Saved") ? firstLine(output) + " Ask me to show it, or to change anything."

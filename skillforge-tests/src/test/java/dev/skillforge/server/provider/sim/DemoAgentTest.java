@@ -53,6 +53,24 @@ class DemoAgentTest {
     }
 
     @Test
+    void theDemoSaysWhatItDoesAndNeverTellsAChatUserToTypeACommand(@TempDir Path data) throws Exception {
+        try (ServerHarness server = new ServerHarness(data, new DemoAgent(Duration.ZERO))) {
+            List<SseClient.Event> none = turn(server, "What skills do I have?");
+            assertThat(lastRawContent(none)).startsWith("You have no skills yet.").doesNotContain("skill set");
+
+            turn(server, "Learn how to make cold brew coffee");
+            List<SseClient.Event> again = turn(server, "Learn how to make cold brew coffee");
+            String opening = again.stream().filter(e -> e.type().equals("raw-content")).findFirst().orElseThrow().text("rawContent");
+            assertThat(opening).doesNotContain("twice"); // it then updates the skill it found: no promise to the contrary
+            assertThat(commands(again)).containsExactly("skill list", "skill set cold-brew-coffee");
+
+            List<SseClient.Event> search = turn(server, "Search my skills for coffee");
+            assertThat(lastRawContent(search)).startsWith("Found 1 skill matching").contains("- cold-brew-coffee:")
+                    .doesNotEndWith(":");
+        }
+    }
+
+    @Test
     void anythingElseGetsHelpWithoutACommand(@TempDir Path data) throws Exception {
         try (ServerHarness server = new ServerHarness(data, new DemoAgent(Duration.ZERO))) {
             List<SseClient.Event> events = turn(server, "Hello there");
