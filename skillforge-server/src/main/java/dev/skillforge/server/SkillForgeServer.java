@@ -22,6 +22,7 @@ import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.trace.Tracing;
 import dev.skillforge.server.web.PortInUseException;
 
 import java.io.IOException;
@@ -115,6 +116,12 @@ public final class SkillForgeServer implements AutoCloseable {
             return this;
         }
 
+        /** @see SkillForgeCore.Builder#tracing */
+        public Builder tracing(Tracing traces) {
+            core.tracing(traces);
+            return this;
+        }
+
         /** @see SkillForgeCore.Builder#clock */
         public Builder clock(InstantSource source) {
             core.clock(source);
@@ -159,13 +166,15 @@ public final class SkillForgeServer implements AutoCloseable {
             return ApiServer.start(host, port, started.statelessLoop(), SystemPrompt.TEXT,
                     new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
                     new ConversationRoutes(started.conversations()), new SkillRoutes(started.skills()),
-                    new ApiServer.Observability(() -> metrics.runObserver(provider.name(), provider.modelName(), ServerMetrics.STATELESS),
-                            metrics::scrape),
+                    new ApiServer.Observability(started::statelessObserver, metrics::scrape),
                     httpSecurity, () -> {
                         var counts = Json.object();
                         started.commandStats().snapshot().forEach(counts::put);
                         return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
-                    }, config -> McpHttpDoor.mount(config, mcp, httpSecurity));
+                    }, config -> {
+                        McpHttpDoor.mount(config, mcp, httpSecurity);
+                        started.tracing().mount(config);
+                    });
         }
     }
 

@@ -222,7 +222,7 @@ public final class ConversationService implements AutoCloseable {
             HotConversation conversation = hot.getOrLoad(id);
             ConversationRecord record = conversation.record();
             ConversationModels.Choice choice = new ConversationModels.Choice(record.provider(), record.model());
-            Optional<AgentRun> run = conversation.startTurn(content, titleFrom(content), models.loop(choice), models.runObserver(choice));
+            Optional<AgentRun> run = conversation.startTurn(content, titleFrom(content), models.loop(choice), models.runObserver(choice, id, content));
             if (run.isPresent()) {
                 return run.get();
             }

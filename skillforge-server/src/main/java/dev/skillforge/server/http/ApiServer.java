@@ -26,6 +26,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -55,10 +56,10 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /**
-     * What the server measures: an observer for each stateless run (made when it starts) and the
+     * What the server measures: an observer for each stateless run (made when it starts, given the new message) and the
      * metrics text {@code GET /metrics} answers ({@code null}: no such endpoint).
      */
-    public record Observability(Supplier<EventSink> statelessRunObserver, Supplier<String> metrics) {
+    public record Observability(Function<String, EventSink> statelessRunObserver, Supplier<String> metrics) {
     }
 
     private final AgentLoop loop;
@@ -179,7 +180,7 @@ public final class ApiServer implements AutoCloseable {
         SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
         AgentRun run = AgentRun.start(loop, new Transcript(request.messages()), systemPrompt, cacheKey(request.messages()),
-                new RunEventLog(ids::incrementAndGet), observability.statelessRunObserver().get(), last -> { });
+                new RunEventLog(ids::incrementAndGet), observability.statelessRunObserver().apply(request.newMessage()), last -> { });
         boolean followedToTheEnd = false;
         try {
             followedToTheEnd = out.follow(run.events(), 0);
