@@ -28,6 +28,7 @@ import dev.skillforge.server.web.PortInUseException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 
@@ -180,6 +181,11 @@ public final class SkillForgeServer implements AutoCloseable {
 
     public int port() {
         return api.port();
+    }
+
+    /** The HTTP API's routes ({@link ApiServer#routes()}); {@code /mcp} is a servlet beside them. */
+    public List<String> routes() {
+        return api.routes();
     }
 
     /** Everything but the doors: conversations, skills, the store, the metrics. */

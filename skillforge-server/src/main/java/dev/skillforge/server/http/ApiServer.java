@@ -138,6 +138,13 @@ public final class ApiServer implements AutoCloseable {
         return app.port();
     }
 
+    /** Every route the API registered, as {@code METHOD /path} ({@code {param}} for path parameters): what /openapi.json must describe. */
+    public List<String> routes() {
+        return app.unsafe.internalRouter.allHttpHandlers().stream().map(handler -> handler.endpoint)
+                .filter(endpoint -> endpoint.method.isHttpMethod())
+                .map(endpoint -> endpoint.method.name() + " " + endpoint.path).sorted().toList();
+    }
+
     private void health(Context ctx) {
         ObjectNode body = Json.object().put("status", "ok");
         if (!HttpSecurity.isAuthenticated(ctx)) {
