@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Traces of turns over OTLP/HTTP (docs/tracing.md), configured by the OpenTelemetry SDK's standard variables
@@ -41,6 +42,7 @@ public final class Tracing implements AutoCloseable {
     private final boolean content;
     /** Turns running now, by conversation id: where the prefix guard's verdicts go. */
     private final Map<String, TurnTrace> running = new ConcurrentHashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private Tracing(OpenTelemetrySdk sdk, boolean content) {
         this.sdk = sdk;
@@ -171,10 +173,10 @@ public final class Tracing implements AutoCloseable {
         });
     }
 
-    /** Exports what is left (waiting up to 10 seconds) and stops the exporter. */
+    /** Exports what is left (waiting up to 10 seconds) and stops the exporter; once. */
     @Override
     public void close() {
-        if (sdk != null) {
+        if (sdk != null && closed.compareAndSet(false, true)) {
             CompletableResultCode shutdown = sdk.shutdown();
             shutdown.join(10, TimeUnit.SECONDS);
         }

@@ -54,8 +54,9 @@ class TracingEndToEndTest {
             List<SimRequest> requests;
             try (ServerHarness server = new ServerHarness(data, new SimScript(FIRST, SECOND), receiver.tracing(Map.of(
                     "OTEL_SERVICE_NAME", "skillforge-under-test",
-                    // Langfuse's shape: Basic credentials and its ingestion-version header.
-                    "OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Basic cGstbGYtMTpzay1sZi0x,x-langfuse-ingestion-version=4")))) {
+                    // Langfuse's shape: Basic credentials and its ingestion-version header. Values are URL-decoded (the
+                    // OTel spec): a base64 "+" must be sent as %2B, as docs/tracing.md says.
+                    "OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Basic cGs%2BbGY6c2s=,x-langfuse-ingestion-version=4")))) {
                 id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
                 List<SseClient.Event> events = postWithTraceparent(server.url("/api/conversations/" + id + "/messages"),
                         Json.write(Json.object().put("content", QUESTION)), "00-" + TRACE_ID + "-" + CALLER_SPAN + "-01");
@@ -113,7 +114,7 @@ class TracingEndToEndTest {
             assertThat(spans).allSatisfy(span -> assertThat(span.attributes().keySet())
                     .doesNotContain("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"));
             assertThat(receiver.requestHeaders()).isNotEmpty().allSatisfy(headers -> {
-                assertThat(headers.get("Authorization")).containsExactly("Basic cGstbGYtMTpzay1sZi0x");
+                assertThat(headers.get("Authorization")).containsExactly("Basic cGs+bGY6c2s=");
                 assertThat(headers.get("X-langfuse-ingestion-version")).containsExactly("4");
             });
         }
