@@ -13,6 +13,7 @@ import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.trace.Tracing;
 import dev.skillforge.testkit.LatencyInjectingStore;
 
 import java.io.BufferedReader;
@@ -72,14 +73,19 @@ final class HotTurnLatencyBench {
     }
 
     private static SkillForgeServer server(SimProviderServer sim, Path dataDir, UnaryOperator<ConversationStore> wrap) throws Exception {
+        return server(sim, dataDir, wrap, Tracing.off());
+    }
+
+    static SkillForgeServer server(SimProviderServer sim, Path dataDir, UnaryOperator<ConversationStore> wrap, Tracing tracing)
+            throws Exception {
         var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), null, SimProviderServer.MODEL,
                 true, new StreamingHttp.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(30)), RetryPolicy.DEFAULT));
         var provider = new ConfiguredProvider(client, "sim", SimProviderServer.MODEL, true, OpenAiChatRequest::messages, () -> { });
         return SkillForgeServer.builder(dataDir).provider(provider)
-                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrap).start();
+                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrap).tracing(tracing).start();
     }
 
-    private static String create(HttpClient http, SkillForgeServer server) throws Exception {
+    static String create(HttpClient http, SkillForgeServer server) throws Exception {
         HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(base(server) + "/api/conversations"))
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
         return Json.parse(created.body()).path("id").asText();
@@ -87,6 +93,14 @@ final class HotTurnLatencyBench {
 
     /** Sends a turn and returns the time until its first event arrived; reads the turn to its end. */
     private static double firstEventMillis(HttpClient http, SkillForgeServer server, String id) throws Exception {
+        return turn(http, server, id).firstEventMillis();
+    }
+
+    /** How long a turn took over HTTP: to its first event, and to the end of its stream. */
+    record Timing(double firstEventMillis, double wholeMillis) {
+    }
+
+    static Timing turn(HttpClient http, SkillForgeServer server, String id) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(base(server) + "/api/conversations/" + id + "/messages"))
                 .header("Content-Type", "application/json").header("Accept", "text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"content\":\"hello\"}")).build();
@@ -104,7 +118,7 @@ final class HotTurnLatencyBench {
         if (response.statusCode() != 200 || first < 0) {
             throw new IllegalStateException("turn failed: HTTP " + response.statusCode());
         }
-        return (first - start) / 1e6;
+        return new Timing((first - start) / 1e6, (System.nanoTime() - start) / 1e6);
     }
 
     private static String base(SkillForgeServer server) {
@@ -134,7 +148,7 @@ final class HotTurnLatencyBench {
         System.out.println("written: " + file.toAbsolutePath());
     }
 
-    private static void row(String label, double[] times) {
+    static void row(String label, double[] times) {
         System.out.printf(Locale.ROOT, "| %-24s | %9.3f | %6.3f | %6.3f | %6.3f |%n", label,
                 percentile(times, 50), percentile(times, 90), percentile(times, 99), percentile(times, 100));
     }

@@ -17,6 +17,7 @@ public final class Main {
         Path out = Path.of(System.getProperty("bench.out", "target/bench"));
         switch (name) {
             case "hot-turn" -> HotTurnLatencyBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 300);
+            case "hot-turn-tracing" -> TracingOverheadBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 300);
             case "cache" -> System.exit(CacheBench.run(Arrays.asList(args).subList(1, args.length), out));
             case "sandbox" -> SandboxOverheadBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 300);
             case "demo-memory" -> DemoMemoryBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 10_000);
@@ -24,12 +25,15 @@ public final class Main {
             default -> {
                 System.err.println("""
                         usage: ./skillforge bench hot-turn [TURNS]
+                               ./skillforge bench hot-turn-tracing [TURNS]
                                ./skillforge bench cache [--quick] [--out FILE]
                                ./skillforge bench sandbox [RUNS]
                                ./skillforge bench demo-memory [TURNS]
                                ./skillforge bench load [--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options OPTS]
                           hot-turn  time to first event of a turn on a hot conversation, with and without
                                     100 ms of latency injected into every database call (issue 3)
+                          hot-turn-tracing  the same turns with tracing off and on (exporting over OTLP/HTTP to a
+                                    loopback sink): what tracing costs a turn (issue 18)
                           cache     cached tokens against what each provider cache rule allows, SkillForge and
                                     the seeds' history strategies, through the server (issue 6); exit 1 when
                                     SkillForge misses 100% (90% on the conversation longer than its window)

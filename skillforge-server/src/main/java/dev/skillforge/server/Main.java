@@ -2,6 +2,7 @@ package dev.skillforge.server;
 
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.config.Settings;
+import dev.skillforge.server.trace.Tracing;
 import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.mcp.McpStdio;
 import dev.skillforge.server.mcp.SkillForgeMcp;
@@ -72,6 +73,7 @@ public final class Main {
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
                 .security(security)
+                .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(openDatabase(settings))
                 .providers(ProviderFactory.registry(settings))
                 .start();
@@ -80,6 +82,10 @@ public final class Main {
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
                 server.database().database().description());
         log.info("Security: {}", security);
+        if (server.core().tracing().enabled()) {
+            log.info("Traces: exported over OTLP/HTTP as the OTEL_* variables say{}",
+                    server.core().tracing().capturesContent() ? ", with prompts and answers (FORGE_TRACE_CONTENT)" : "");
+        }
         Duration grace = settings.conversationTimings().shutdownGrace();
         awaitShutdown(() -> {
             log.info("Stopping: /readyz says so, no new turns start here; running turns may finish within {}", grace);
@@ -108,6 +114,7 @@ public final class Main {
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
                 .security(SecuritySettings.fromEnvironment())
+                .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(openDatabase(settings))
                 .providers(ProviderFactory.registry(settings))
                 .start();

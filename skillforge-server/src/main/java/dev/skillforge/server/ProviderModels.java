@@ -20,6 +20,7 @@ import dev.skillforge.server.provider.anthropic.AnthropicProvider;
 import dev.skillforge.server.provider.gemini.GeminiProvider;
 import dev.skillforge.server.cache.CacheRule;
 import dev.skillforge.server.price.TokenPrices;
+import dev.skillforge.server.trace.Tracing;
 
 import java.util.Map;
 import java.util.Optional;
@@ -43,16 +44,19 @@ final class ProviderModels implements ConversationModels {
     private final TurnLimits turnLimits;
     private final ServerMetrics metrics;
     private final boolean strict;
+    private final Tracing tracing;
     private final Map<String, AgentLoop> loops = new ConcurrentHashMap<>();
     private final Map<String, PrefixGuard> guards = new ConcurrentHashMap<>();
 
     /** @param strict a cache break fails the call ({@link PrefixGuard#STRICT_PROPERTY}) instead of being only logged and counted */
-    ProviderModels(ProviderRegistry providers, CommandRunner commands, TurnLimits turnLimits, ServerMetrics metrics, boolean strict) {
+    ProviderModels(ProviderRegistry providers, CommandRunner commands, TurnLimits turnLimits, ServerMetrics metrics, boolean strict,
+                   Tracing tracing) {
         this.providers = providers;
         this.commands = commands;
         this.turnLimits = turnLimits;
         this.metrics = metrics;
         this.strict = strict;
+        this.tracing = tracing;
     }
 
     /** The loop of stateless {@code /api/agent} turns: the default provider, without a prefix guard. */
@@ -91,13 +95,36 @@ final class ProviderModels implements ConversationModels {
         return guards.computeIfAbsent(choice.provider(), name -> {
             ConfiguredProvider provider = configured(choice);
             return new PrefixGuard(provider.model(), provider.name(), provider.modelName(), provider.nextRequestMessages(),
-                    cacheRule(provider), strict, metrics);
+                    cacheRule(provider), strict, tracing.guardObserver(metrics));
         });
     }
 
     @Override
-    public EventSink runObserver(Choice choice) {
-        return metrics.runObserver(choice.provider(), choice.model(), ServerMetrics.CONVERSATION);
+    public EventSink runObserver(Choice choice, String conversationId, String message) {
+        return observer(choice.provider(), preset(choice.provider()), choice.model(), conversationId, ServerMetrics.CONVERSATION, message);
+    }
+
+    /** The observer of one stateless turn that starts now (on the default provider) with the person's {@code message}. */
+    EventSink statelessObserver(String message) {
+        ConfiguredProvider provider = providers.defaultProvider();
+        return observer(provider.name(), provider.preset(), provider.modelName(), null, ServerMetrics.STATELESS, message);
+    }
+
+    /** The metrics' observer, and the trace's beside it when tracing is on. */
+    private EventSink observer(String provider, String preset, String model, String conversationId, String mode, String message) {
+        EventSink measured = metrics.runObserver(provider, model, mode);
+        if (!tracing.enabled()) {
+            return measured;
+        }
+        EventSink traced = tracing.runObserver(provider, preset, model, conversationId, mode, message);
+        return event -> {
+            measured.accept(event);
+            traced.accept(event);
+        };
+    }
+
+    private String preset(String provider) {
+        return providers.find(provider).map(ConfiguredProvider::preset).orElse(provider);
     }
 
     /** The cache rule a provider is known to follow: the simulation's (by its wire format and model); unknown for real providers. */

@@ -1,6 +1,7 @@
 package dev.skillforge.server;
 
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.config.SecuritySettings;
@@ -21,6 +22,7 @@ import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.trace.Tracing;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,10 +50,13 @@ public final class SkillForgeCore implements AutoCloseable {
     private final AgentLoop statelessLoop;
     private final ProviderRegistry providers;
     private final InstanceIdentity identity;
+    private final ProviderModels models;
+    private final Tracing tracing;
 
     private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
                            StoreWriter writer, InstanceIdentity identity, SkillStore skills, Workspace workspace,
-                           CommandStats commandStats, ServerMetrics metrics, AgentLoop statelessLoop, ConversationService conversations) {
+                           CommandStats commandStats, ServerMetrics metrics, ProviderModels models, Tracing tracing,
+                           ConversationService conversations) {
         this.providers = providers;
         this.database = database;
         this.store = store;
@@ -61,7 +66,9 @@ public final class SkillForgeCore implements AutoCloseable {
         this.workspace = workspace;
         this.commandStats = commandStats;
         this.metrics = metrics;
-        this.statelessLoop = statelessLoop;
+        this.models = models;
+        this.statelessLoop = models.statelessLoop();
+        this.tracing = tracing;
         this.conversations = conversations;
         opened.keep();
     }
@@ -84,6 +91,7 @@ public final class SkillForgeCore implements AutoCloseable {
         private SecuritySettings security = SecuritySettings.defaults();
         private ConversationTimings timings = ConversationTimings.DEFAULTS;
         private InstantSource clock = InstantSource.system();
+        private Tracing tracing = Tracing.off();
 
         private Builder(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
@@ -131,6 +139,12 @@ public final class SkillForgeCore implements AutoCloseable {
             return this;
         }
 
+        /** Where turns' traces go (docs/tracing.md); off by default. From {@link #start()} on it belongs to the core. */
+        public Builder tracing(Tracing traces) {
+            this.tracing = Objects.requireNonNull(traces);
+            return this;
+        }
+
         SecuritySettings security() {
             return security;
         }
@@ -144,6 +158,7 @@ public final class SkillForgeCore implements AutoCloseable {
             if (database != null) {
                 handedOver.add(database);
             }
+            handedOver.add(tracing);
             handedOver.closeAll(failure);
         }
 
@@ -161,6 +176,7 @@ public final class SkillForgeCore implements AutoCloseable {
             Opened opened = new Opened();
             opened.add(providers);
             opened.add(database);
+            opened.add(tracing);
             try {
                 Files.createDirectories(dataDir);
                 Workspace workspace = Workspace.at(dataDir.resolve("workspace"));
@@ -173,13 +189,13 @@ public final class SkillForgeCore implements AutoCloseable {
                 ServerMetrics metrics = new ServerMetrics();
                 ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills),
                         new ProcessRunner(security.commands(), workspace, sandbox, security.limits(), commandStats), commandStats),
-                        turnLimits, metrics, PrefixGuard.strictByProperty());
+                        turnLimits, metrics, PrefixGuard.strictByProperty(), tracing);
                 ConversationService conversations = opened.add(new ConversationService(store, writer, SystemPrompt.TEXT, models,
                         identity.id(), timings, clock));
                 conversations.recover();
                 conversations.startMaintenance();
                 return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, workspace, commandStats,
-                        metrics, models.statelessLoop(), conversations);
+                        metrics, models, tracing, conversations);
             } catch (IOException | RuntimeException e) {
                 opened.closeAll(e);
                 throw e;
@@ -234,6 +250,16 @@ public final class SkillForgeCore implements AutoCloseable {
         return providers;
     }
 
+    /** The observer of a stateless turn that starts now with the person's {@code message}: its metrics and its trace. */
+    public EventSink statelessObserver(String message) {
+        return models.statelessObserver(message);
+    }
+
+    /** Where turns' traces go. */
+    public Tracing tracing() {
+        return tracing;
+    }
+
     /** Stops running turns (recorded as cancelled), flushes every write, then closes the store and the providers. */
     @Override
     public void close() throws Exception {
@@ -242,5 +268,6 @@ public final class SkillForgeCore implements AutoCloseable {
         database.close();
         providers.close();
         identity.close();
+        tracing.close(); // last: the spans of turns stopped above are exported
     }
 }

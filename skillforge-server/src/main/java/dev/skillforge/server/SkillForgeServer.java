@@ -25,12 +25,14 @@ import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.Notifications;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.trace.Tracing;
 import dev.skillforge.server.web.PortInUseException;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -128,6 +130,12 @@ public final class SkillForgeServer implements AutoCloseable {
             return this;
         }
 
+        /** @see SkillForgeCore.Builder#tracing */
+        public Builder tracing(Tracing traces) {
+            core.tracing(traces);
+            return this;
+        }
+
         /** @see SkillForgeCore.Builder#clock */
         public Builder clock(InstantSource source) {
             core.clock(source);
@@ -176,18 +184,25 @@ public final class SkillForgeServer implements AutoCloseable {
             return ApiServer.start(host, port, started.statelessLoop(), SystemPrompt.TEXT,
                     new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
                     conversationRoutes, new SkillRoutes(started.skills()),
-                    new ApiServer.Observability(() -> metrics.runObserver(provider.name(), provider.modelName(), ServerMetrics.STATELESS),
-                            metrics::scrape),
+                    new ApiServer.Observability(started::statelessObserver, metrics::scrape),
                     httpSecurity, () -> {
                         var counts = Json.object();
                         started.commandStats().snapshot().forEach(counts::put);
                         return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
-                    }, config -> McpHttpDoor.mount(config, mcp, httpSecurity));
+                    }, config -> {
+                        McpHttpDoor.mount(config, mcp, httpSecurity);
+                        started.tracing().mount(config);
+                    });
         }
     }
 
     public int port() {
         return api.port();
+    }
+
+    /** The HTTP API's routes ({@link ApiServer#routes()}); {@code /mcp} is a servlet beside them. */
+    public List<String> routes() {
+        return api.routes();
     }
 
     /** Everything but the doors: conversations, skills, the store, the metrics. */

@@ -22,6 +22,7 @@ import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.trace.Tracing;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -108,29 +109,36 @@ public final class ServerHarness implements AutoCloseable {
 
     public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security) throws IOException {
-        this(dataDir, responder, providerTimeout, retry, wrapStore, security, DEFAULT_PROVIDERS, TurnLimits.DEFAULT);
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, DEFAULT_PROVIDERS, TurnLimits.DEFAULT, Tracing.off());
     }
 
     /** @param providers the configured providers, all on the one simulated server; the first is the default */
     public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security, List<SimProvider> providers) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT);
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
+                Tracing.off());
     }
 
     /** @param turnLimits how far one turn may go (model calls, answer size, commands) */
     public ServerHarness(Path dataDir, SimResponder responder, TurnLimits turnLimits) throws IOException {
         this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
-                DEFAULT_PROVIDERS, turnLimits);
+                DEFAULT_PROVIDERS, turnLimits, Tracing.off());
+    }
+
+    /** @param tracing where the server's traces go ({@link OtlpReceiver#tracing}) */
+    public ServerHarness(Path dataDir, SimResponder responder, Tracing tracing) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
+                DEFAULT_PROVIDERS, TurnLimits.DEFAULT, tracing);
     }
 
     private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                           UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
-                          TurnLimits turnLimits) throws IOException {
+                          TurnLimits turnLimits, Tracing tracing) throws IOException {
         sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
                 providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
         server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
-                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrapStore).security(security).start();
+                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrapStore).security(security).tracing(tracing).start();
         skills = server.skills();
         database = server.database();
         writer = server.writer();

@@ -63,10 +63,26 @@ public final class PrefixGuard implements ModelProvider {
                         int previousMessages, int messages) {
     }
 
-    /** Told of every cache break the guard finds (the metrics). */
+    /** What the guard found for one request, before it was sent. */
+    public enum Verdict {
+        /** The first request the guard saw for the conversation (nothing to compare). */
+        FIRST,
+        /** It starts with the previous request: the cached prefix holds. */
+        PREFIX,
+        /** A context cut: a new cached prefix starts, by design. */
+        CONTEXT_CUT,
+        /** A cache break. */
+        BREAK
+    }
+
+    /** Told of every cache break the guard finds (the metrics), and of every verdict (the traces). */
     @FunctionalInterface
     public interface Observer {
         void cacheBreak(Break found);
+
+        /** The verdict on a request of {@code conversation}; {@code found} is the break, or {@code null}. By default nothing. */
+        default void verdict(String conversation, Verdict verdict, Break found) {
+        }
     }
 
     private record Sent(ModelCall call, byte[][] digests, long request, Long promptTokens) {
@@ -141,9 +157,12 @@ public final class PrefixGuard implements ModelProvider {
             log.info("Context cut in conversation {} ({} {}): request {} leaves out entries before {} and starts a new cached prefix",
                     call.cacheKey(), provider, model, request, note.keepFrom());
         }
-        if (previous != null) {
+        if (previous == null) {
+            observer.verdict(call.cacheKey(), Verdict.FIRST, null);
+        } else {
             // After a cut only what comes before the entries (the system prompt, message 0) must still be the same.
             Break found = compare(call.cacheKey(), request, previous, messages, digests, cut ? 1 : Integer.MAX_VALUE);
+            observer.verdict(call.cacheKey(), found != null ? Verdict.BREAK : cut ? Verdict.CONTEXT_CUT : Verdict.PREFIX, found);
             if (found != null) {
                 observer.cacheBreak(found);
                 if (strict) {

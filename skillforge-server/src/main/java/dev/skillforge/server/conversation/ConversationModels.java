@@ -53,8 +53,11 @@ public interface ConversationModels {
     default void expectPrefix(Choice choice, ModelCall prefix) {
     }
 
-    /** Observes one turn on {@code choice} that starts now (the metrics); by default nothing. */
-    default EventSink runObserver(Choice choice) {
+    /**
+     * Observes one turn of conversation {@code conversationId} on {@code choice} that starts now with the person's
+     * {@code message} (the metrics, the traces); by default nothing. Made on the thread that starts the turn.
+     */
+    default EventSink runObserver(Choice choice, String conversationId, String message) {
         return event -> { };
     }
 

@@ -317,7 +317,7 @@ public final class ConversationService implements AutoCloseable {
             ConversationRecord record = conversation.record();
             ConversationModels.Choice choice = new ConversationModels.Choice(record.provider(), record.model());
             String title = content.isBlank() ? documents.getFirst().attachment().name() : titleFrom(content);
-            Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice), models.runObserver(choice));
+            Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice), models.runObserver(choice, id, content));
             if (run.isPresent()) {
                 return run.get();
             }

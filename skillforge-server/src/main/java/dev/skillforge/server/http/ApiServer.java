@@ -27,6 +27,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -56,10 +57,10 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /**
-     * What the server measures: an observer for each stateless run (made when it starts) and the
+     * What the server measures: an observer for each stateless run (made when it starts, given the new message) and the
      * metrics text {@code GET /metrics} answers ({@code null}: no such endpoint).
      */
-    public record Observability(Supplier<EventSink> statelessRunObserver, Supplier<String> metrics) {
+    public record Observability(Function<String, EventSink> statelessRunObserver, Supplier<String> metrics) {
     }
 
     private final AgentLoop loop;
@@ -144,6 +145,13 @@ public final class ApiServer implements AutoCloseable {
         return app.port();
     }
 
+    /** Every route the API registered, as {@code METHOD /path} ({@code {param}} for path parameters): what /openapi.json must describe. */
+    public List<String> routes() {
+        return app.unsafe.internalRouter.allHttpHandlers().stream().map(handler -> handler.endpoint)
+                .filter(endpoint -> endpoint.method.isHttpMethod())
+                .map(endpoint -> endpoint.method.name() + " " + endpoint.path).sorted().toList();
+    }
+
     private void health(Context ctx) {
         ObjectNode body = Json.object().put("status", "ok");
         if (!HttpSecurity.isAuthenticated(ctx)) {
@@ -200,7 +208,7 @@ public final class ApiServer implements AutoCloseable {
         SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
         AgentRun run = AgentRun.start(loop, new Transcript(request.messages()), systemPrompt, cacheKey(request.messages()),
-                new RunEventLog(ids::incrementAndGet), observability.statelessRunObserver().get(), last -> { });
+                new RunEventLog(ids::incrementAndGet), observability.statelessRunObserver().apply(request.newMessage()), last -> { });
         boolean followedToTheEnd = false;
         try {
             followedToTheEnd = out.follow(run.events(), 0);
