@@ -369,12 +369,15 @@ public final class ConversationService implements AutoCloseable {
         if (!runs.isEmpty()) {
             log.info("stopping: waiting up to {} for {} running turns to finish", grace, runs.size());
         }
-        boolean allEnded = true;
-        for (AgentRun run : runs) {
-            allEnded &= run.awaitEnd(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        // Looked at again after each wait: a turn that passed the check just before draining began counts too.
+        while (!runs.isEmpty()) {
+            if (!runs.getFirst().awaitEnd(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+                return false;
+            }
+            hot.letGoIdle("the server is stopping");
+            runs = hot.running();
         }
-        hot.letGoIdle("the server is stopping");
-        return allEnded;
+        return true;
     }
 
     /** Whether {@link #drain} has begun: this instance takes no new turns (its {@code /readyz} says so). */
