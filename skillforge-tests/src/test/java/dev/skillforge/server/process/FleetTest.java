@@ -1,17 +1,13 @@
 package dev.skillforge.server.process;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
-import dev.skillforge.server.provider.sim.SimResponder;
-import dev.skillforge.server.provider.sim.TokenCounter;
 import dev.skillforge.testkit.ForgeClient;
 import dev.skillforge.testkit.ForgeClient.EventStream;
 import dev.skillforge.testkit.ForgeClient.Received;
 import dev.skillforge.testkit.Nginx;
 import dev.skillforge.testkit.ServerProcess;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,15 +19,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -54,10 +47,12 @@ class FleetTest {
 
     static final int LEASE_SECONDS = 2;
 
-    private static EmbeddedPostgres postgres;
+    private static SharedPostgres postgres;
     private static DataSource database;
     private static SimProviderServer sim;
-    private static final Replies replies = new Replies();
+    /** Unscripted messages get a short answer that takes a moment. */
+    private static final MessageReplies replies = new MessageReplies(
+            last -> SimReply.of("Answering ", "'" + last + "'", ", slowly.").withDelay(Duration.ofMillis(150)));
     private static final List<Integer> ports = new ArrayList<>();
     private static final ServerProcess[] servers = new ServerProcess[3];
     private static final AtomicInteger starts = new AtomicInteger();
@@ -69,20 +64,10 @@ class FleetTest {
 
     @BeforeAll
     static void startDatabaseProviderThreeServersAndTheBalancer() throws Exception {
-        postgres = EmbeddedPostgres.builder()
-                .setServerConfig("fsync", "off") // the database's own durability is not under test here
-                .setServerConfig("synchronous_commit", "off")
-                .setServerConfig("full_page_writes", "off")
-                .start();
-        try (Connection connection = postgres.getPostgresDatabase().getConnection();
-             Statement statement = connection.createStatement()) {
-            statement.execute("CREATE DATABASE skillforge_fleet");
-        }
-        database = postgres.getDatabase("postgres", "skillforge_fleet");
+        postgres = SharedPostgres.start("skillforge_fleet");
+        database = postgres.database();
         sim = SimProviderServer.startOnLoopback(replies, SimProviderServer.Options.DEFAULT);
-        env = new HashMap<>(ServerCrashTest.providerEnv(sim));
-        env.put("FORGE_DB_URL", "jdbc:postgresql://localhost:" + postgres.getPort() + "/skillforge_fleet");
-        env.put("FORGE_DB_USER", "postgres");
+        env = postgres.settings(ServerCrashTest.providerEnv(sim));
         env.put("FORGE_LEASE_SECONDS", Integer.toString(LEASE_SECONDS));
         env.put("FORGE_HANDOVER_WAIT_MILLIS", "3000");
         env.put("FORGE_SHUTDOWN_GRACE_SECONDS", "20");
@@ -284,6 +269,7 @@ class FleetTest {
                     } catch (Exception e) {
                         failures.add(message + ": " + e);
                     }
+                    pause(Duration.ofMillis(100)); // a person reads the answer; two cores run all of this
                 }
             }));
         }
@@ -307,6 +293,14 @@ class FleetTest {
     }
 
     // ------------------------------------------------------------------------------ helpers
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
     private static ServerProcess serverAt(String upstream) {
         for (ServerProcess server : servers) {
@@ -372,22 +366,6 @@ class FleetTest {
                 }
             }
             return stored;
-        }
-    }
-
-    /** The provider's answers by the person's message; any other message gets a short answer that takes a moment. */
-    private static final class Replies implements SimResponder {
-
-        private final Map<String, SimReply> byMessage = new ConcurrentHashMap<>();
-
-        void on(String message, SimReply reply) {
-            byMessage.put(message, reply);
-        }
-
-        @Override
-        public SimReply reply(List<TokenCounter.Message> messages) {
-            String last = messages.getLast().content();
-            return byMessage.getOrDefault(last, SimReply.of("Answering ", "'" + last + "'", ", slowly.").withDelay(Duration.ofMillis(150)));
         }
     }
 }
