@@ -40,7 +40,7 @@ public final class ForgeClient {
     }
 
     /** {@code POST /api/conversations}: the new conversation's id. */
-    public static String create(ServerProcess server) throws IOException, InterruptedException {
+    public static String create(HttpEndpoint server) throws IOException, InterruptedException {
         HttpResponse<String> created = HTTP.send(json(server.url("/api/conversations"), "POST", "{}").build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(created.statusCode()).as("create on %s: %s", server, created.body()).isEqualTo(201);
@@ -48,7 +48,7 @@ public final class ForgeClient {
     }
 
     /** {@code GET /api/conversations/{id}}, answered 200. */
-    public static JsonNode conversation(ServerProcess server, String id) throws IOException, InterruptedException {
+    public static JsonNode conversation(HttpEndpoint server, String id) throws IOException, InterruptedException {
         HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(URI.create(server.url("/api/conversations/" + id)))
                 .timeout(Duration.ofSeconds(20)).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(answer.statusCode()).as("GET conversation %s on %s: %s", id, server, answer.body()).isEqualTo(200);
@@ -56,7 +56,7 @@ public final class ForgeClient {
     }
 
     /** A plain POST, for answers that are not streams (stop, a refused turn). */
-    public static HttpResponse<String> post(ServerProcess server, String path, String body) throws IOException, InterruptedException {
+    public static HttpResponse<String> post(HttpEndpoint server, String path, String body) throws IOException, InterruptedException {
         return HTTP.send(json(server.url(path), "POST", body).build(), HttpResponse.BodyHandlers.ofString());
     }
 
@@ -65,7 +65,7 @@ public final class ForgeClient {
     }
 
     /** Sends a message and follows the turn's events to the end; fails unless the server answers 200. */
-    public static List<Received> turn(ServerProcess server, String id, String content) throws IOException, InterruptedException {
+    public static List<Received> turn(HttpEndpoint server, String id, String content) throws IOException, InterruptedException {
         try (EventStream stream = open(server, id, content)) {
             assertThat(stream.status()).as("POST message on %s: %s", server, stream.refusal()).isEqualTo(200);
             return stream.rest();
@@ -73,9 +73,20 @@ public final class ForgeClient {
     }
 
     /** Sends a message; the answer is read as it comes. */
-    public static EventStream open(ServerProcess server, String id, String content) throws IOException, InterruptedException {
+    public static EventStream open(HttpEndpoint server, String id, String content) throws IOException, InterruptedException {
         HttpResponse<InputStream> response = HTTP.send(json(server.url("/api/conversations/" + id + "/messages"), "POST",
                 message(content)).header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofInputStream());
+        return new EventStream(response);
+    }
+
+    /**
+     * Re-attaches to a conversation's turn, {@code GET …/events} with {@code Last-Event-ID}: its events
+     * after {@code lastEventId} (a 204 answer has none).
+     */
+    public static EventStream attach(HttpEndpoint server, String id, long lastEventId) throws IOException, InterruptedException {
+        HttpResponse<InputStream> response = HTTP.send(HttpRequest.newBuilder(URI.create(server.url("/api/conversations/" + id + "/events")))
+                .timeout(Duration.ofSeconds(30)).header("Accept", "text/event-stream")
+                .header("Last-Event-ID", Long.toString(lastEventId)).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         return new EventStream(response);
     }
 
@@ -104,6 +115,11 @@ public final class ForgeClient {
 
         public int status() {
             return response.statusCode();
+        }
+
+        /** A header of the answer, or {@code ""}. */
+        public String header(String name) {
+            return response.headers().firstValue(name).orElse("");
         }
 
         /** The body of a non-200 answer. */

@@ -31,11 +31,11 @@ import java.util.stream.Collectors;
  * from {@code FORGE_*} variables, the test JVM's class path, its own loopback port and data
  * folder, in the UTF-8 locale {@code ./skillforge} gives the JVM ({@link #startByLauncher} goes
  * through the launcher itself). {@link #start} returns once {@code GET /healthz} answers 200; {@link #kill()} is
- * {@code kill -9} (no shutdown hook runs), {@link #stop()} is {@code kill -TERM} (the shutdown hook
+ * {@code kill -9} (no shutdown hook runs), {@link #stop()} is {@code kill -TERM} (the shutdown hook drains,
  * stops the turns, flushes and closes). The child's output (its log is on stderr) goes to a file
  * under {@code target/process-logs}, and every failure message here quotes its end.
  */
-public final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements HttpEndpoint, AutoCloseable {
 
     /** The locale {@code ./skillforge} runs the JVM in, whatever the caller's: child JVMs of the tests run in it too. */
     public static final String LAUNCHER_LOCALE = "C.UTF-8";
@@ -66,6 +66,33 @@ public final class ServerProcess implements AutoCloseable {
      */
     public static ServerProcess start(String name, Path dataDir, Map<String, String> env) throws IOException, InterruptedException {
         return start(name, dataDir, env, ServerProcess::launch);
+    }
+
+    /**
+     * Starts a server on a given port (behind a balancer that names it), and waits until it is healthy.
+     *
+     * @param port {@code FORGE_PORT}: fails if it is taken
+     */
+    public static ServerProcess startOnPort(String name, Path dataDir, Map<String, String> env, int port)
+            throws IOException, InterruptedException {
+        Path logs = Path.of("target", "process-logs").toAbsolutePath();
+        Files.createDirectories(logs);
+        ServerProcess server = launch(name, dataDir, env, port, logs.resolve(name + ".log"));
+        try {
+            server.awaitHealthy();
+        } catch (AssertionError e) {
+            server.kill();
+            throw e;
+        }
+        return server;
+    }
+
+    /** A free loopback port now (it may be taken by the time it is used). */
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
     }
 
     /**
@@ -188,13 +215,6 @@ public final class ServerProcess implements AutoCloseable {
         return launcher;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
-    }
-
     private void awaitHealthy() throws InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         String lastProblem = "no answer yet";
@@ -225,6 +245,7 @@ public final class ServerProcess implements AutoCloseable {
         return port;
     }
 
+    @Override
     public String url(String path) {
         return "http://127.0.0.1:" + port + path;
     }
@@ -246,8 +267,25 @@ public final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /** {@code kill -STOP}: the process freezes as it is (a partition, a long pause), its sockets open. */
+    public void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** {@code kill -CONT}: a paused process goes on where it was. */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new AssertionError("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
     /**
-     * {@code kill -TERM}: the shutdown hook stops running turns, flushes the writer and closes.
+     * {@code kill -TERM}: the shutdown hook lets running turns finish (within FORGE_SHUTDOWN_GRACE_SECONDS), flushes the writer and closes.
      *
      * @return how long the process took to exit
      */

@@ -13,6 +13,7 @@ import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.AttachmentFile;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
+import dev.skillforge.server.store.Lease;
 import dev.skillforge.server.store.StoreException;
 import dev.skillforge.server.store.StoreWriter;
 import dev.skillforge.server.store.StoredEntry;
@@ -141,7 +142,8 @@ public final class ConversationService implements AutoCloseable {
         ConversationRecord record = new ConversationRecord(id, validTitle, systemPrompt, choice.provider(), choice.model(), now, now);
         // A new random id cannot be leased by anyone else yet: the lease is written with the conversation.
         writer.submit(new Write.CreateConversation(record, instanceId, now + timings.leaseTtl().toMillis()));
-        hot.adopt(new HotConversation(record, List.of(), List.of(), Write.CreateConversation.LEASE_EPOCH, writer::submitAll, clock));
+        hot.adopt(hot.newCopy(record, List.of(), List.of(),
+                new Lease.Held(id, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis())));
         // Other instances know a conversation only from the database: store it (with its lease) before
         // the client has its id, or a request sent to another instance at once is answered 404.
         // Bounded, and not a turn: during an outage the conversation still starts here and is written later.
@@ -392,8 +394,13 @@ public final class ConversationService implements AutoCloseable {
         if (hot.get(validId(id)).isPresent()) {
             return false;
         }
-        List<TurnRecord> turns = snapshot(id).turns();
-        return !turns.isEmpty() && TurnRecord.RUNNING.equals(turns.getLast().status());
+        hot.awaitWriter(); // our own last writes (a turn that ended here before a hand-over) are in the store
+        try {
+            List<TurnRecord> turns = store.turns(id);
+            return !turns.isEmpty() && TurnRecord.RUNNING.equals(turns.getLast().status());
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
     }
 
     /** Waits until the store no longer records a turn of the conversation running elsewhere; false if it still does after {@code timeout}. */
@@ -494,12 +501,15 @@ public final class ConversationService implements AutoCloseable {
         if (!runs.isEmpty()) {
             log.info("stopping: waiting up to {} for {} running turns to finish", grace, runs.size());
         }
-        boolean allEnded = true;
-        for (AgentRun run : runs) {
-            allEnded &= run.awaitEnd(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        // Looked at again after each wait: a turn that passed the check just before draining began counts too.
+        while (!runs.isEmpty()) {
+            if (!runs.getFirst().awaitEnd(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+                return false;
+            }
+            hot.letGoIdle("the server is stopping");
+            runs = hot.running();
         }
-        hot.letGoIdle("the server is stopping");
-        return allEnded;
+        return true;
     }
 
     /** Whether {@link #drain} has begun: this instance takes no new turns (its {@code /readyz} says so). */

@@ -12,6 +12,7 @@ import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.AttachmentFile;
 import dev.skillforge.server.store.ConversationRecord;
+import dev.skillforge.server.store.Lease;
 import dev.skillforge.server.store.StoredEntry;
 import dev.skillforge.server.store.TurnRecord;
 import dev.skillforge.server.store.Write;
@@ -41,6 +42,9 @@ final class HotConversation {
     private final String id;
     /** The epoch of the lease this copy was loaded (or created) under: every write carries it, and the store refuses it once stale. */
     private final long epoch;
+    /** Until when (this instance's clock) the lease is known to be held: no other instance can have taken it before. */
+    private volatile long leaseKnownUntilMillis;
+    private final LeaseCheck leaseCheck;
     private final InstantSource clock;
     /** Where writes go: each list reaches the store in one transaction. */
     private final Consumer<List<Write>> writes;
@@ -67,13 +71,16 @@ final class HotConversation {
     /**
      * @param stored the entries as stored, in order
      * @param turns  the turns as stored (a turn cut off by a crash already marked interrupted)
-     * @param epoch  the epoch of the lease held for it
+     * @param lease  the lease held for it: its epoch, and until when it is known to be held
+     * @param check  makes sure the lease is still held when a turn ends after that time
      * @param writes where changes go, in order; each list in one transaction
      */
-    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, long epoch, Consumer<List<Write>> writes,
-                    InstantSource clock) {
+    HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, Lease.Held lease, LeaseCheck check,
+                    Consumer<List<Write>> writes, InstantSource clock) {
         this.id = record.id();
-        this.epoch = epoch;
+        this.epoch = lease.epoch();
+        this.leaseKnownUntilMillis = lease.expiresAtMillis();
+        this.leaseCheck = check;
         this.record = record;
         this.writes = writes;
         this.clock = clock;
@@ -91,6 +98,18 @@ final class HotConversation {
 
     long epoch() {
         return epoch;
+    }
+
+    /** A renewal confirmed the lease until {@code millis}. */
+    void leaseRenewedUntil(long millis) {
+        leaseKnownUntilMillis = Math.max(leaseKnownUntilMillis, millis);
+    }
+
+    /** Makes sure, with a database round trip, that this instance still holds a conversation's lease. */
+    @FunctionalInterface
+    interface LeaseCheck {
+        /** @return whether it does; when it does not, the copy has been {@link #fence() fenced} */
+        boolean stillHeld(HotConversation conversation);
     }
 
     /** The transcript, appended by the running turn only (and by {@link #startTurn}); guarded by this object. */
@@ -206,6 +225,11 @@ final class HotConversation {
     }
 
     private synchronized void finishTurn(TurnRecord started, TurnRecorder recorder) {
+        // Past the time the lease is known to be held (this instance was paused or cut off), make sure of it
+        // before the client is told the turn is done: if another instance took over, the turn ends with an error.
+        if (clock.millis() >= leaseKnownUntilMillis && !released) {
+            leaseCheck.stillHeld(this);
+        }
         var summary = recorder.summary();
         TurnRecord ended = new TurnRecord(id, started.turn(), summary.path("status").asText("failed"), started.startedAtMillis(),
                 clock.millis(), Json.write(summary));

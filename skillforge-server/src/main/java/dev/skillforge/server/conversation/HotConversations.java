@@ -6,6 +6,7 @@ import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.Lease;
 import dev.skillforge.server.store.StoreException;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.store.StoredEntry;
 import dev.skillforge.server.store.TurnRecord;
 import dev.skillforge.server.store.Write;
 import org.slf4j.Logger;
@@ -113,9 +114,9 @@ final class HotConversations {
                 Lease lease = store.acquireLease(id, owner, clock.millis(), timings.leaseTtl().toMillis());
                 if (lease instanceof Lease.Held) {
                     ConversationRecord record = store.conversation(id).orElseThrow(() -> ConversationException.notFound(id));
-                    long epoch = ((Lease.Held) lease).epoch();
-                    List<TurnRecord> turns = markInterrupted(id, store.turns(id), epoch);
-                    return new HotConversation(record, store.entries(id), turns, epoch, writer::submitAll, clock);
+                    Lease.Held held = (Lease.Held) lease;
+                    List<TurnRecord> turns = markInterrupted(id, store.turns(id), held.epoch());
+                    return newCopy(record, store.entries(id), turns, held);
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     throw new ConversationException(ConversationException.Kind.BUSY,
@@ -231,6 +232,27 @@ final class HotConversations {
         hot.remove(conversation.id(), conversation);
         log.warn("conversation {}: lease (epoch {}) lost to another instance; dropped from memory{}", conversation.id(),
                 conversation.epoch(), wasRunning ? ", its running turn stopped" : "");
+    }
+
+    /** A copy in memory under {@code lease}, its writes to the writer. */
+    HotConversation newCopy(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns, Lease.Held lease) {
+        return new HotConversation(record, entries, turns, lease, this::stillHeld, writer::submitAll, clock);
+    }
+
+    /** Renews one lease now; if it was taken over, the copy is fenced and dropped. A store failure leaves the question open (true). */
+    private boolean stillHeld(HotConversation conversation) {
+        long now = clock.millis();
+        try {
+            if (store.renewLeases(owner, Set.of(conversation.id()), now, timings.leaseTtl().toMillis()).held().contains(conversation.id())) {
+                conversation.leaseRenewedUntil(now + timings.leaseTtl().toMillis());
+                return true;
+            }
+        } catch (StoreException e) {
+            log.warn("conversation {}: could not make sure of its lease ({}); its writes stay fenced by epoch", conversation.id(), e.getMessage());
+            return true;
+        }
+        lost(conversation);
+        return false;
     }
 
     /** Lets every idle conversation go (each flushed, then its lease given back); running ones stay. */

@@ -40,8 +40,9 @@ final class LeaseKeeper {
             return;
         }
         ConversationStore.Renewal renewal;
+        long now = clock.millis();
         try {
-            renewal = store.renewLeases(owner, ids, clock.millis(), ttl.toMillis());
+            renewal = store.renewLeases(owner, ids, now, ttl.toMillis());
         } catch (StoreException e) {
             log.debug("lease renewal failed: {}", e.getMessage());
             return;
@@ -49,6 +50,7 @@ final class LeaseKeeper {
         for (String id : ids) {
             hot.get(id).ifPresent(conversation -> {
                 if (renewal.held().contains(id)) {
+                    conversation.leaseRenewedUntil(now + ttl.toMillis());
                     if (renewal.requested().contains(id)) {
                         hot.letGo(conversation, "handed over to another instance");
                     }

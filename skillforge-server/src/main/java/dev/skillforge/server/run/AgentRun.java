@@ -57,19 +57,20 @@ public final class AgentRun {
                 last = new AgentEvent.Error(0, "The server failed while running the turn", "internal_error");
                 sink.accept(last);
             }
-            if (run.leaseLost) {
-                last = new AgentEvent.Error(last.iteration(), "Another server instance took this conversation over while this one"
-                        + " could not renew its lease (a pause or a network partition): the turn was stopped here, and nothing it"
-                        + " did after the take-over was stored. Reload the conversation to see where it stands.", LEASE_LOST);
-            }
             try {
-                onEnd.accept(last);
+                onEnd.accept(last); // may find the lease lost
             } finally {
-                events.accept(last);
+                events.accept(run.leaseLost ? leaseLost(last) : last);
                 run.ended.countDown();
             }
         });
         return run;
+    }
+
+    private static AgentEvent leaseLost(AgentEvent last) {
+        return new AgentEvent.Error(last.iteration(), "Another server instance took this conversation over while this one could not"
+                + " renew its lease (a pause or a network partition): the turn was stopped here, and nothing it did after the"
+                + " take-over was stored. Reload the conversation to see where it stands.", LEASE_LOST);
     }
 
     public RunEventLog events() {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -90,7 +91,7 @@ public final class StoreWriter implements AutoCloseable {
 
     private final ConversationStore store;
     private final Options options;
-    private volatile Consumer<ConversationStore.Fenced> fencedListener = fenced -> { };
+    private final List<Consumer<ConversationStore.Fenced>> fencedListeners = new CopyOnWriteArrayList<>();
     private final Thread thread;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -128,9 +129,9 @@ public final class StoreWriter implements AutoCloseable {
         this.thread = Thread.ofVirtual().name("store-writer").start(this::run);
     }
 
-    /** Who hears of writes refused as fenced (called on the writer's thread; must not block). */
+    /** Adds one who hears of writes refused as fenced (called on the writer's thread; must not block). */
     public void onFenced(Consumer<ConversationStore.Fenced> listener) {
-        this.fencedListener = Objects.requireNonNull(listener, "listener");
+        fencedListeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     /**
@@ -370,10 +371,12 @@ public final class StoreWriter implements AutoCloseable {
     }
 
     private void tellFenced(ConversationStore.Fenced fenced) {
-        try {
-            fencedListener.accept(fenced);
-        } catch (RuntimeException e) {
-            LOG.warn("The fencing listener failed for conversation {}", fenced.conversationId(), e);
+        for (Consumer<ConversationStore.Fenced> listener : fencedListeners) {
+            try {
+                listener.accept(fenced);
+            } catch (RuntimeException e) {
+                LOG.warn("A fencing listener failed for conversation {}", fenced.conversationId(), e);
+            }
         }
     }
 

@@ -53,7 +53,7 @@ class SettingsTest {
     void theConversationTimingsAreRead() {
         ConversationTimings timings = Settings.from(env(Map.of("FORGE_LEASE_SECONDS", "3", "FORGE_HANDOVER_WAIT_MILLIS", "0",
                 "FORGE_HOT_IDLE_SECONDS", "60", "FORGE_MAX_HOT_CONVERSATIONS", "20", "FORGE_STORE_WAIT_MILLIS", "500",
-                "FORGE_SHUTDOWN_FLUSH_SECONDS", "30"))).conversationTimings();
+                "FORGE_SHUTDOWN_FLUSH_SECONDS", "30", "FORGE_SHUTDOWN_GRACE_SECONDS", "0"))).conversationTimings();
 
         assertThat(timings.leaseTtl()).isEqualTo(Duration.ofSeconds(3));
         assertThat(timings.leaseRenewal()).isEqualTo(Duration.ofMillis(200));
@@ -62,6 +62,7 @@ class SettingsTest {
         assertThat(timings.maxHot()).isEqualTo(20);
         assertThat(timings.storeWait()).isEqualTo(Duration.ofMillis(500));
         assertThat(timings.shutdownFlush()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(timings.shutdownGrace()).as("no grace: a stop cancels running turns at once").isZero();
         // A lease of one second is renewed five times within it.
         assertThat(Settings.from(env(Map.of("FORGE_LEASE_SECONDS", "1"))).conversationTimings().leaseRenewal())
                 .isEqualTo(Duration.ofMillis(200));

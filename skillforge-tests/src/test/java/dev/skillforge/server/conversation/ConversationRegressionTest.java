@@ -16,6 +16,7 @@ import dev.skillforge.testkit.SimScript;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.Lease;
 import dev.skillforge.server.store.StoreWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,7 +87,8 @@ class ConversationRegressionTest {
     @Test
     void snapshotRacesTheRunThreadsAppends() throws Exception {
         ConversationRecord record = new ConversationRecord("00000000-0000-4000-8000-000000000000", "t", "sys", "p", "m", 0, 0);
-        HotConversation conversation = new HotConversation(record, List.of(), List.of(), 1, w -> { }, InstantSource.system());
+        HotConversation conversation = new HotConversation(record, List.of(), List.of(), new Lease.Held(record.id(), 1, Long.MAX_VALUE),
+                c -> true, w -> { }, InstantSource.system());
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread appender = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < 100_000 && failure.get() == null; i++) {

@@ -1,5 +1,6 @@
 package dev.skillforge.server.conversation;
 
+import dev.skillforge.core.agent.AgentEvent;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.agent.ModelProvider;
@@ -195,5 +196,45 @@ class HotConversationLifecycleTest {
         a.maintain();
         assertThat(a.hotCount()).isZero();
         turn(b, id);
+    }
+
+    @Test
+    void aTurnThatOutlivesItsLeaseWhileAnotherInstanceTakesOverEndsWithAnErrorAndNothingOfItIsStoredAfterTheTakeOver() throws Exception {
+        ConversationService a = instance("instance-a", blocking());
+        ConversationService b = instance("instance-b");
+        String id = a.create("t").id();
+        AgentRun cut = a.startTurn(id, "hello from A");
+        assertThat(writer.flush(Duration.ofSeconds(5))).isTrue();
+
+        // A is paused mid-turn past its lease; B takes over and runs a turn of its own.
+        clock.advance(TIMINGS.leaseTtl().plusMillis(1));
+        turn(b, id);
+
+        answer.countDown(); // A goes on, not knowing yet
+        assertThat(cut.events().awaitFinished(Duration.ofSeconds(10))).isTrue();
+        AgentEvent last = cut.events().frames().getLast().event();
+        assertThat(last).isInstanceOf(AgentEvent.Error.class);
+        assertThat(((AgentEvent.Error) last).code()).isEqualTo(AgentRun.LEASE_LOST);
+        assertThat(writer.flush(Duration.ofSeconds(5))).isTrue();
+        assertThat(store.entries(id)).extracting(e -> e.content()).as("A's answer came after the take-over: refused")
+                .containsExactly("hello from A", "hello", "ok");
+        assertThat(store.turns(id)).extracting(t -> t.status()).containsExactly("interrupted", "complete");
+        assertThat(a.hotCount()).isZero();
+    }
+
+    @Test
+    void aWriteRefusedAsFencedDropsTheStaleCopy() throws Exception {
+        ConversationService a = instance("instance-a");
+        ConversationService b = instance("instance-b");
+        String id = a.create("t").id();
+        turn(a, id);
+        clock.advance(TIMINGS.leaseTtl().plusMillis(1));
+        turn(b, id);
+
+        a.rename(id, "renamed by the stale copy"); // A has not renewed since: its copy still looks hot
+        assertThat(writer.flush(Duration.ofSeconds(5))).isTrue();
+
+        assertThat(store.conversation(id).orElseThrow().title()).isEqualTo("t");
+        assertThat(a.hotCount()).as("the refusal reached A, which dropped its copy").isZero();
     }
 }

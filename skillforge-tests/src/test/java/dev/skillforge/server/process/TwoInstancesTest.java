@@ -10,9 +10,6 @@ import dev.skillforge.testkit.ForgeClient.Received;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimRequest;
-import dev.skillforge.server.provider.sim.SimResponder;
-import dev.skillforge.server.provider.sim.TokenCounter;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,13 +22,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,10 +44,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TwoInstancesTest {
 
-    private static EmbeddedPostgres postgres;
+    private static SharedPostgres postgres;
     private static DataSource database;
     private static SimProviderServer sim;
-    private static final Replies replies = new Replies();
+    /** Tool output gets a fixed closing answer; unknown messages an answer that says so, so a test sees what it did not script. */
+    private static final MessageReplies replies = new MessageReplies(last -> last.startsWith("[Shell Output]")
+            ? SimReply.of("You have ", "no skills yet.") : SimReply.of("(unscripted message: ", last, ")"));
     private static ServerProcess a;
     private static ServerProcess b;
     private static Map<String, String> env;
@@ -63,20 +59,10 @@ class TwoInstancesTest {
 
     @BeforeAll
     static void startDatabaseProviderAndTwoServers() throws Exception {
-        postgres = EmbeddedPostgres.builder()
-                .setServerConfig("fsync", "off") // the database's own durability is not under test here
-                .setServerConfig("synchronous_commit", "off")
-                .setServerConfig("full_page_writes", "off")
-                .start();
-        try (Connection connection = postgres.getPostgresDatabase().getConnection();
-             Statement statement = connection.createStatement()) {
-            statement.execute("CREATE DATABASE skillforge_two");
-        }
-        database = postgres.getDatabase("postgres", "skillforge_two");
+        postgres = SharedPostgres.start("skillforge_two");
+        database = postgres.database();
         sim = SimProviderServer.startOnLoopback(replies, SimProviderServer.Options.DEFAULT.recordingRequests());
-        env = new HashMap<>(ServerCrashTest.providerEnv(sim));
-        env.put("FORGE_DB_URL", "jdbc:postgresql://localhost:" + postgres.getPort() + "/skillforge_two");
-        env.put("FORGE_DB_USER", "postgres");
+        env = postgres.settings(ServerCrashTest.providerEnv(sim));
         a = ServerProcess.start("two-instances-A", dataDirs.resolve("a"), env);
         b = ServerProcess.start("two-instances-B", dataDirs.resolve("b"), env);
     }
@@ -378,27 +364,5 @@ class TwoInstancesTest {
         int end = request.body().indexOf("],\"stream\":true");
         assertThat(end).as("messages are followed by the stream flag").isPositive();
         return request.body().substring(0, end);
-    }
-
-    /**
-     * The provider's answers, chosen by the person's message; tool output gets a fixed closing answer.
-     * Unknown messages get an answer that says so, so a test sees what it did not script.
-     */
-    private static final class Replies implements SimResponder {
-
-        private final Map<String, SimReply> byMessage = new ConcurrentHashMap<>();
-
-        void on(String message, SimReply reply) {
-            byMessage.put(message, reply);
-        }
-
-        @Override
-        public SimReply reply(List<TokenCounter.Message> messages) {
-            String last = messages.getLast().content();
-            if (last.startsWith("[Shell Output]")) {
-                return SimReply.of("You have ", "no skills yet.");
-            }
-            return byMessage.getOrDefault(last, SimReply.of("(unscripted message: ", last, ")"));
-        }
     }
 }
