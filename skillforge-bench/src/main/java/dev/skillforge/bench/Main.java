@@ -22,6 +22,7 @@ public final class Main {
             case "sandbox" -> SandboxOverheadBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 300);
             case "demo-memory" -> DemoMemoryBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 10_000);
             case "load" -> System.exit(LoadBench.run(Arrays.asList(args).subList(1, args.length), out));
+            case "jmh" -> org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
             default -> {
                 System.err.println("""
                         usage: ./skillforge bench hot-turn [TURNS]
@@ -29,7 +30,8 @@ public final class Main {
                                ./skillforge bench cache [--quick] [--out FILE]
                                ./skillforge bench sandbox [RUNS]
                                ./skillforge bench demo-memory [TURNS]
-                               ./skillforge bench load [--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options OPTS]
+                               ./skillforge bench load [--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options OPTS] [--jfr DIR]
+                               ./skillforge bench jmh [JMH ARGS, e.g. -prof gc Chunk]
                           hot-turn  time to first event of a turn on a hot conversation, with and without
                                     100 ms of latency injected into every database call (issue 3)
                           hot-turn-tracing  the same turns with tracing off and on (exporting over OTLP/HTTP to a
@@ -43,7 +45,9 @@ public final class Main {
                                     turns: flat when it keeps nothing per turn (issue 13)
                           load      concurrent turns through the server against a paced upstream in its own process,
                                     beside the same calls straight at the upstream: time to first text, server CPU per
-                                    turn, RSS, errors (issue 14); --server compares builds in one run""");
+                                    turn, RSS, errors (issue 14); --server compares builds in one run
+                          jmh       the per-chunk path in JMH: the OpenAI chunk parser (and the tree it built
+                                    before), the <shell> tag scanner, the event encoder (and before)""");
                 System.exit(name.equals("help") ? 0 : 2);
             }
         }

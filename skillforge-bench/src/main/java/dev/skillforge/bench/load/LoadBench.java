@@ -240,6 +240,8 @@ public final class LoadBench {
             line(label, "turn p50 / p99 / max ms", columns, row, r -> triple(r.turnMillis()));
             line(label, "errors", columns, row, r -> Integer.toString(r.errors().size()));
             line(label, "server CPU per turn ms", columns, row, r -> r == direct ? "—" : String.format(Locale.ROOT, "%.2f", r.cpuMillisPerTurn()));
+            line(label, "server CPU per turn, idle subtracted, ms", columns, row, r -> r == direct ? "—"
+                    : String.format(Locale.ROOT, "%.2f", r.marginalCpuMillisPerTurn()));
             line(label, "server CPU per text chunk µs", columns, row, r -> r == direct ? "—"
                     : String.format(Locale.ROOT, "%.0f", r.cpuMillisPerTurn() * 1000 / CHUNKS_PER_TURN));
             line(label, "server peak RSS MB", columns, row, r -> r == direct ? "—" : String.format(Locale.ROOT, "%.0f", r.peakRssBytes() / 1e6));
@@ -273,7 +275,8 @@ public final class LoadBench {
     private static ObjectNode json(LoadPhase.Result r) {
         ObjectNode node = Json.object().put("turns", r.turns().size()).put("errors", r.errors().size())
                 .put("wallMs", r.wall().toMillis()).put("serverCpuMs", r.serverCpu().toMillis())
-                .put("cpuMsPerTurn", r.cpuMillisPerTurn()).put("peakRssBytes", r.peakRssBytes());
+                .put("cpuMsPerTurn", r.cpuMillisPerTurn())
+                .put("idleCpuMs", r.idleCpu().toMillis()).put("cpuMsPerTurnIdleSubtracted", r.marginalCpuMillisPerTurn()).put("peakRssBytes", r.peakRssBytes());
         double[] first = r.firstTextMillis();
         double[] turn = r.turnMillis();
         node.putObject("firstTextMs").put("p50", percentile(first, 50)).put("p99", percentile(first, 99)).put("max", percentile(first, 100));

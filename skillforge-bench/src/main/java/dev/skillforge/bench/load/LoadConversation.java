@@ -55,6 +55,11 @@ final class LoadConversation implements AutoCloseable {
         }
     }
 
+    /** Opens the connection now, before the step starts: a thousand users do not all connect in the same millisecond. */
+    void connect() throws IOException {
+        connection();
+    }
+
     private Http1Connection connection() throws IOException {
         if (connection == null) {
             connection = new Http1Connection(port);

@@ -17,12 +17,24 @@ import java.util.function.IntFunction;
  */
 final class LoadPhase {
 
-    /** What a step measured. {@code serverCpu} and {@code peakRssBytes} are 0 when no process was watched. */
+    /** How long the watched process is left idle before a step, to measure what it spends doing nothing. */
+    private static final Duration IDLE = Duration.ofSeconds(3);
+
+    /**
+     * What a step measured. {@code serverCpu}, {@code idleCpu} (over {@link #IDLE} just before the step) and
+     * {@code peakRssBytes} are 0 when no process was watched.
+     */
     record Result(int concurrency, int turnsEach, List<LoadConversation.Turn> turns, List<String> errors,
-                  Duration wall, Duration serverCpu, long peakRssBytes) {
+                  Duration wall, Duration serverCpu, Duration idleCpu, long peakRssBytes) {
 
         double cpuMillisPerTurn() {
             return turns.isEmpty() ? Double.NaN : serverCpu.toNanos() / 1e6 / turns.size();
+        }
+
+        /** CPU per turn less what the process spends idle (timers, leases, the compiler's leftovers) over the same time. */
+        double marginalCpuMillisPerTurn() {
+            double idleMillis = idleCpu.toNanos() / 1e6 * wall.toNanos() / IDLE.toNanos();
+            return turns.isEmpty() ? Double.NaN : Math.max(0, serverCpu.toNanos() / 1e6 - idleMillis) / turns.size();
         }
 
         double[] firstTextMillis() {
@@ -41,12 +53,26 @@ final class LoadPhase {
             throws InterruptedException {
         List<LoadConversation.Turn> turns = Collections.synchronizedList(new ArrayList<>());
         List<String> errors = Collections.synchronizedList(new ArrayList<>());
+        Duration idleCpu = Duration.ZERO;
+        if (watched != null) {
+            Duration before = cpu(watched);
+            Thread.sleep(IDLE);
+            idleCpu = cpu(watched).minus(before);
+        }
         CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch connected = new CountDownLatch(concurrency);
         List<Thread> clients = new ArrayList<>();
         for (int i = 0; i < concurrency; i++) {
             LoadConversation client = conversation.apply(i);
             clients.add(Thread.ofVirtual().start(() -> {
                 try (client) {
+                    try {
+                        client.connect();
+                    } catch (Exception e) {
+                        errors.add("connect: " + e); // its first turn tries again
+                    } finally {
+                        connected.countDown();
+                    }
                     go.await();
                     for (int t = 0; t < turnsEach; t++) {
                         try {
@@ -62,6 +88,7 @@ final class LoadPhase {
         }
         AtomicLong peakRss = new AtomicLong();
         Thread sampler = watched == null ? null : Thread.ofVirtual().start(() -> sampleRss(watched, peakRss));
+        connected.await();
         Duration cpuBefore = cpu(watched);
         long start = System.nanoTime();
         go.countDown();
@@ -74,7 +101,7 @@ final class LoadPhase {
             sampler.interrupt();
             sampler.join();
         }
-        return new Result(concurrency, turnsEach, List.copyOf(turns), List.copyOf(errors), wall, cpuUsed, peakRss.get());
+        return new Result(concurrency, turnsEach, List.copyOf(turns), List.copyOf(errors), wall, cpuUsed, idleCpu, peakRss.get());
     }
 
     /** The process's user and system CPU time so far (Linux reads it from /proc, in 10 ms ticks). */

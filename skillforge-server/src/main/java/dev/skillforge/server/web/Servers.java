@@ -3,11 +3,22 @@ package dev.skillforge.server.web;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.util.JavalinBindException;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /** How this project starts a Javalin (Jetty 12) server: virtual threads for blocking handlers, no banner. */
 public final class Servers {
+
+    /**
+     * Connections not yet accepted that the kernel keeps waiting (it caps this at {@code net.core.somaxconn}):
+     * Jetty's default asks for the JVM's 50, so a burst of a thousand clients connecting at once had most of
+     * them reset.
+     */
+    static final int ACCEPT_QUEUE = 1024;
 
     private Servers() {
     }
@@ -24,6 +35,15 @@ public final class Servers {
             config.startup.showOldJavalinVersionWarning = false;
             config.jetty.host = host;
             config.jetty.port = port;
+            AtomicReference<Server> jetty = new AtomicReference<>();
+            config.jetty.modifyServer(jetty::set);
+            config.events.serverStarting(() -> {
+                for (Connector connector : jetty.get().getConnectors()) {
+                    if (connector instanceof ServerConnector listening) {
+                        listening.setAcceptQueueSize(ACCEPT_QUEUE);
+                    }
+                }
+            });
             routes.accept(config);
         });
         try {

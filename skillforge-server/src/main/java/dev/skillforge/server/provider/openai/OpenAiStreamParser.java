@@ -61,6 +61,17 @@ final class OpenAiStreamParser {
             done = true;
             return false;
         }
+        TextChunkReader.TextChunk simple = TextChunkReader.read(data);
+        if (simple != null) {
+            // The chunk of nearly every event: its text, read without building a tree (the same as the tree path below).
+            if (simple.content() != null) {
+                listener.onText(simple.content());
+            }
+            if (simple.finishReason() != null) {
+                finishReason = simple.finishReason();
+            }
+            return true;
+        }
         JsonNode chunk;
         try {
             chunk = Json.parse(data);
