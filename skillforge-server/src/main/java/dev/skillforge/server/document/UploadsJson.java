@@ -1,6 +1,7 @@
 package dev.skillforge.server.document;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.server.json.Json;
 
 import java.util.ArrayList;
 import java.util.Base64;
@@ -25,7 +26,7 @@ public final class UploadsJson {
             return List.of();
         }
         if (!attachments.isArray()) {
-            throw invalid("'" + where + "' must be an array of {\"name\", \"mediaType\", \"data\"}, not " + kind(attachments));
+            throw invalid("'" + where + "' must be an array of {\"name\", \"mediaType\", \"data\"}, not " + Json.kind(attachments));
         }
         if (attachments.size() > DocumentLimits.MAX_FILES) {
             throw DocumentException.tooLarge(attachments.size() + " files are attached; the limit is " + DocumentLimits.MAX_FILES
@@ -36,7 +37,7 @@ public final class UploadsJson {
             JsonNode item = attachments.get(i);
             String at = where + "[" + i + "]";
             if (!item.isObject()) {
-                throw invalid(at + " must be an object, not " + kind(item));
+                throw invalid(at + " must be an object, not " + Json.kind(item));
             }
             String name = text(item, "name", at, true);
             String mediaType = text(item, "mediaType", at, false);
@@ -54,7 +55,7 @@ public final class UploadsJson {
             return "";
         }
         if (!value.isTextual()) {
-            throw invalid(at + "." + field + " must be a string, not " + kind(value));
+            throw invalid(at + "." + field + " must be a string, not " + Json.kind(value));
         }
         return value.asText();
     }
@@ -78,16 +79,5 @@ public final class UploadsJson {
 
     private static DocumentException invalid(String message) {
         return DocumentException.invalid(message);
-    }
-
-    private static String kind(JsonNode node) {
-        return switch (node.getNodeType()) {
-            case ARRAY -> "an array";
-            case OBJECT -> "an object";
-            case STRING -> "a string";
-            case NUMBER -> "a number";
-            case BOOLEAN -> "a boolean";
-            default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-        };
     }
 }

@@ -6,6 +6,7 @@ import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.document.UploadsJson;
+import dev.skillforge.server.json.Json;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -123,15 +124,7 @@ record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDo
     }
 
     static String kind(JsonNode node) {
-        return switch (node.getNodeType()) {
-            case ARRAY -> "an array";
-            case OBJECT -> "an object";
-            case STRING -> "a string";
-            case NUMBER -> "a number";
-            case BOOLEAN -> "a boolean";
-            case NULL -> "null";
-            default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-        };
+        return Json.kind(node);
     }
 
     private static String abbreviate(String text) {
