@@ -64,9 +64,10 @@ export function markContextCut(turnsEl, entries, keptFromSeq, note) {
 export class TurnView {
   /**
    * @param userMessage the person's message, shown as sent
-   * @param actions {retry(userMessage), reconnect()}: what the error's button does
+   * @param actions {retry(userMessage), reconnect(), chips(attachments)}: what the error's button does; the chips of stored attachments
+   * @param attachmentsEl the chips of the files sent with the message, or null
    */
-  constructor(userMessage, actions) {
+  constructor(userMessage, actions, attachmentsEl = null) {
     this.userMessage = userMessage;
     this.actions = actions;
     this.iterations = [];
@@ -77,7 +78,9 @@ export class TurnView {
     this.el = element('article', 'turn');
     this.el.dataset.status = 'running';
     const user = element('div', 'message user');
-    user.append(element('div', 'bubble user-text', userMessage));
+    if (userMessage !== '' || !attachmentsEl) {
+      user.append(element('div', 'bubble user-text', userMessage));
+    }
     this.answer = element('div', 'message assistant');
     this.answer.setAttribute('aria-busy', 'true');
     this.iterationsEl = element('div', 'iterations');
@@ -92,6 +95,9 @@ export class TurnView {
     this.rawEl.append(element('summary', null, 'Raw transcript'));
     this.rawEl.hidden = true;
     this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.rawEl);
+    if (attachmentsEl) {
+      this.el.append(attachmentsEl);
+    }
     this.el.append(user, this.answer);
   }
 
@@ -213,7 +219,7 @@ export class TurnView {
    * The text shown is exactly the stored rawContent; nothing is re-derived from events.
    */
   static fromStored(turn, entries, actions) {
-    const view = new TurnView(turn.userMessage ?? '', actions).numbered(turn.turn);
+    const view = new TurnView(turn.userMessage ?? '', actions, turn.attachments ? actions.chips(turn.attachments) : null).numbered(turn.turn);
     const assistants = entries.filter(e => e.turn === turn.turn && e.role === 'assistant');
     (turn.iterations || []).forEach((stored, i) => {
       const it = view.iteration(i);
