@@ -62,14 +62,22 @@ export const api = {
   /** What a skill's download is called: named by the skill, as the server names it too. */
   skillFileName: name => name + '-SKILL.md',
 
-  /** Starts a turn; resolves to the streaming response once its headers arrived. */
-  async sendMessage(id, content, signal) {
-    const response = await fetch(conversationPath(id) + '/messages', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-      body: JSON.stringify({ content }),
-      signal,
-    });
+  /**
+   * Starts a turn; resolves to the streaming response once its headers arrived. With files, the message goes
+   * as multipart/form-data (fields content and attachments), which the browser sets with its boundary.
+   */
+  async sendMessage(id, content, signal, files = []) {
+    let init;
+    if (files.length) {
+      const form = new FormData();
+      form.append('content', content);
+      files.forEach(file => form.append('attachments', file, file.name));
+      init = { method: 'POST', headers: { Accept: 'text/event-stream' }, body: form, signal };
+    } else {
+      init = { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+        body: JSON.stringify({ content }), signal };
+    }
+    const response = await fetch(conversationPath(id) + '/messages', init);
     if (!response.ok) {
       throw await failure(response);
     }

@@ -6,6 +6,7 @@ import { ProviderPicker, describeProvider } from './providers.js';
 import { costText, element, formatCount } from './render.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
+import { ACCEPT, PendingAttachments, Preview, chip, isLongPaste, storedChips } from './attachments.js';
 
 const $ = id => document.getElementById(id);
 const ui = {
@@ -14,6 +15,7 @@ const ui = {
   turns: $('turns'),
   empty: $('empty-state'),
   jump: $('jump-latest'),
+  chat: $('chat'),
   composer: $('composer'),
   input: $('input'),
   send: $('send'),
@@ -36,10 +38,13 @@ const state = {
   stick: true, // follow the stream to the bottom unless the person scrolled up
 };
 
+const preview = new Preview();
+
 const actions = {
   retry: message => send(message),
   retryable: code => retryable(code),
   edit: (turnNumber, text) => sendInFork(turnNumber, text),
+  chips: attachments => storedChips(attachments, preview),
   reconnect: () => {
     if (state.id) {
       openConversation(state.id); // shows what is stored and follows the turn if it still runs
@@ -151,13 +156,15 @@ function setBusy(busy) {
   ui.stop.disabled = false;
 }
 
-/** Sends the person's message as a new turn of the shown conversation (created first if needed). */
-async function send(text) {
-  if (state.run || text.trim() === '') {
+/** Sends the person's message (and files) as a new turn of the shown conversation (created first if needed). */
+async function send(text, files = []) {
+  if (state.run || (text.trim() === '' && files.length === 0)) {
     return;
   }
   showEmptyState(false);
-  const view = addTurn(new TurnView(text, actions));
+  const sentChips = files.length ? element('ul', 'attachment-chips sent') : null;
+  files.forEach(file => sentChips.append(chip(file, preview)));
+  const view = addTurn(new TurnView(text, actions, sentChips));
   state.stick = true;
   scrollToEnd();
   const run = startRun(view, state.id);
@@ -183,7 +190,7 @@ async function send(text) {
     }
     const cache = { turn: state.lastTurn + 1, lastEventId: 0, events: [] };
     view.numbered(cache.turn);
-    const response = await api.sendMessage(run.id, text, run.controller.signal);
+    const response = await api.sendMessage(run.id, text, run.controller.signal, files);
     if (run.stopRequested) {
       api.stop(run.id).catch(() => {}); // the first stop may have come before the turn existed
     }
@@ -447,7 +454,8 @@ async function openConversation(id) {
 
 /** Follows a running turn: what this tab already saw comes from its cache, the rest from the server. */
 function reattach(id, turn) {
-  const view = addTurn(new TurnView(turn.userMessage ?? '', actions).numbered(turn.turn));
+  const view = addTurn(new TurnView(turn.userMessage ?? '', actions, turn.attachments ? actions.chips(turn.attachments) : null)
+    .numbered(turn.turn));
   const run = startRun(view, id);
   let cache = readRunCache(id);
   if (cache && cache.turn === turn.turn && Array.isArray(cache.events)) {
@@ -821,12 +829,51 @@ function autosize() {
 ui.composer.addEventListener('submit', event => {
   event.preventDefault();
   const text = ui.input.value;
-  if (state.run || text.trim() === '') {
+  if (state.run || (text.trim() === '' && pending.files.length === 0)) {
     return;
   }
   ui.input.value = '';
   autosize();
-  send(text);
+  send(text, pending.take());
+});
+
+// Files: picked (+), dropped anywhere on the chat, or a long paste turned into a text file.
+const pending = new PendingAttachments($('pending-attachments'), preview, message => toast(message));
+const fileInput = $('file-input');
+fileInput.accept = ACCEPT;
+$('attach').addEventListener('click', () => fileInput.click());
+fileInput.addEventListener('change', () => {
+  pending.add([...fileInput.files]);
+  fileInput.value = ''; // the same file may be picked again
+  ui.input.focus();
+});
+ui.chat.addEventListener('dragover', event => {
+  if (event.dataTransfer && [...event.dataTransfer.types].includes('Files')) {
+    event.preventDefault();
+    ui.chat.classList.add('dropping');
+  }
+});
+ui.chat.addEventListener('dragleave', event => {
+  if (event.target === ui.chat || !ui.chat.contains(event.relatedTarget)) {
+    ui.chat.classList.remove('dropping');
+  }
+});
+ui.chat.addEventListener('drop', event => {
+  ui.chat.classList.remove('dropping');
+  if (event.dataTransfer && event.dataTransfer.files.length) {
+    event.preventDefault();
+    pending.add([...event.dataTransfer.files]);
+    ui.input.focus();
+  }
+});
+ui.input.addEventListener('paste', event => {
+  const text = event.clipboardData ? event.clipboardData.getData('text/plain') : '';
+  if (text && isLongPaste(text)) {
+    event.preventDefault(); // a long document becomes a chip, not a bubble thousands of pixels tall
+    if (pending.addPastedText(text)) {
+      toast('The long paste was attached as a text file.');
+    }
+  }
 });
 
 ui.input.addEventListener('keydown', event => {

@@ -75,9 +75,11 @@ function actionButton(className, text, label, title, onClick) {
 export class TurnView {
   /**
    * @param userMessage the person's message, shown as sent
-   * @param actions {retry(userMessage), reconnect(), retryable(code)}: what the error's button does, and whether Retry can help
+   * @param actions {retry(userMessage), reconnect(), retryable(code), chips(attachments)}: what the error's button does,
+   *   whether Retry can help; the chips of stored attachments
+   * @param attachmentsEl the chips of the files sent with the message, or null
    */
-  constructor(userMessage, actions) {
+  constructor(userMessage, actions, attachmentsEl = null) {
     this.userMessage = userMessage;
     this.actions = actions;
     this.iterations = [];
@@ -89,7 +91,10 @@ export class TurnView {
     this.el.dataset.status = 'running';
     const user = element('div', 'message user');
     this.userEl = user;
-    user.append(element('div', 'bubble user-text', userMessage), this.userActions());
+    if (userMessage !== '' || !attachmentsEl) {
+      user.append(element('div', 'bubble user-text', userMessage));
+    }
+    user.append(this.userActions());
     this.answer = element('div', 'message assistant');
     this.answer.setAttribute('aria-busy', 'true');
     this.iterationsEl = element('div', 'iterations');
@@ -104,6 +109,9 @@ export class TurnView {
     this.rawEl.append(element('summary', null, 'Raw transcript'));
     this.rawEl.hidden = true;
     this.answer.append(this.iterationsEl, this.progress, this.sourcesEl, this.errorEl, this.meta, this.answerActions(), this.rawEl);
+    if (attachmentsEl) {
+      this.el.append(attachmentsEl);
+    }
     this.el.append(user, this.answer);
   }
 
@@ -299,7 +307,7 @@ export class TurnView {
    * The text shown is exactly the stored rawContent; nothing is re-derived from events.
    */
   static fromStored(turn, entries, actions) {
-    const view = new TurnView(turn.userMessage ?? '', actions).numbered(turn.turn);
+    const view = new TurnView(turn.userMessage ?? '', actions, turn.attachments ? actions.chips(turn.attachments) : null).numbered(turn.turn);
     const assistants = entries.filter(e => e.turn === turn.turn && e.role === 'assistant');
     (turn.iterations || []).forEach((stored, i) => {
       const it = view.iteration(i);

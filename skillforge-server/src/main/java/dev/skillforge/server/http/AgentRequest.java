@@ -5,6 +5,8 @@ import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.UploadsJson;
+import dev.skillforge.server.json.Json;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +16,7 @@ import java.util.List;
  * {@code {"messages":[{"role":"user"|"assistant"|"tool","content":"…"}]}}, ending with the user's new
  * message. Assistant and tool contents must be sent back exactly as the {@code raw-content} and
  * {@code tool-output} events gave them, or provider caches miss. A user message may carry {@code attachments}
- * ({@link AttachmentUploads}): their text is extracted again on every request, the same way, so the bytes are the same.
+ * ({@link UploadsJson}): their text is extracted again on every request, the same way, so the bytes are the same.
  */
 record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDocument> newDocuments) {
 
@@ -41,7 +43,7 @@ record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDo
                 if (!content.isTextual()) {
                     throw ApiException.badRequest("invalid_request", "'content' must be a string, not " + kind(content));
                 }
-                List<AttachedDocument> documents = Documents.read(AttachmentUploads.fromJson(body.get("attachments"), "attachments"));
+                List<AttachedDocument> documents = Documents.read(UploadsJson.fromJson(body.get("attachments"), "attachments"));
                 if (content.asText().isBlank() && documents.isEmpty()) {
                     throw ApiException.badRequest("invalid_request", "The message is empty");
                 }
@@ -94,7 +96,7 @@ record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDo
         if (!"user".equals(message.path("role").asText())) {
             throw ApiException.badRequest("invalid_request", "messages[" + index + "].attachments: only user messages carry attachments");
         }
-        return Documents.read(AttachmentUploads.fromJson(attachments, "messages[" + index + "].attachments"));
+        return Documents.read(UploadsJson.fromJson(attachments, "messages[" + index + "].attachments"));
     }
 
     private static Entry entry(JsonNode message, int index, List<AttachedDocument> documents) {
@@ -122,15 +124,7 @@ record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDo
     }
 
     static String kind(JsonNode node) {
-        return switch (node.getNodeType()) {
-            case ARRAY -> "an array";
-            case OBJECT -> "an object";
-            case STRING -> "a string";
-            case NUMBER -> "a number";
-            case BOOLEAN -> "a boolean";
-            case NULL -> "null";
-            default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-        };
+        return Json.kind(node);
     }
 
     private static String abbreviate(String text) {

@@ -12,6 +12,7 @@ import dev.skillforge.server.fleet.Fleet;
 import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.UploadsJson;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
@@ -185,7 +186,7 @@ public final class ConversationRoutes {
             return;
         }
         JsonNode body = RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES);
-        List<AttachedDocument> documents = Documents.read(AttachmentUploads.fromJson(body.get("attachments"), "attachments"));
+        List<AttachedDocument> documents = Documents.read(UploadsJson.fromJson(body.get("attachments"), "attachments"));
         if (!body.has("content") && documents.isEmpty()) {
             throw ApiException.badRequest("invalid_request", "'content' is missing: send {\"content\":\"…\"}");
         }

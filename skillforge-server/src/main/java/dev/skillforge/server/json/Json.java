@@ -57,4 +57,17 @@ public final class Json {
         JsonNode value = node == null ? null : node.get(field);
         return value != null && value.isIntegralNumber() ? value.asLong() : null;
     }
+
+    /** What a JSON value is, for error messages: "a string", "an array", "null"… */
+    public static String kind(JsonNode node) {
+        return switch (node.getNodeType()) {
+            case ARRAY -> "an array";
+            case OBJECT -> "an object";
+            case STRING -> "a string";
+            case NUMBER -> "a number";
+            case BOOLEAN -> "a boolean";
+            case NULL -> "null";
+            default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
 }

@@ -4,6 +4,11 @@ import dev.skillforge.core.agent.AgentEvent;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.document.AttachedDocument;
+import dev.skillforge.server.document.DocumentException;
+import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.UploadsJson;
+import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
@@ -25,7 +30,7 @@ import java.util.concurrent.CompletableFuture;
 final class ChatTool implements McpTool {
 
     static final String NAME = "chat";
-    private static final List<String> ARGUMENTS = List.of("prompt", "continuation_id", "provider");
+    private static final List<String> ARGUMENTS = List.of("prompt", "continuation_id", "provider", "attachments");
     /** How long one wait for the turn's next event lasts before looking again (only bounds a wait; no timing depends on it). */
     private static final Duration FOLLOW_WAIT = Duration.ofSeconds(1);
 
@@ -63,7 +68,14 @@ final class ChatTool implements McpTool {
                  "properties": {
                    "prompt": {"type": "string", "minLength": 1, "description": "The message to send: a question, an instruction, 'go on'…"},
                    "continuation_id": {"type": "string", "description": "The continuation_id an earlier chat result returned, to continue that conversation; leave it out to start a new one"},
-                   "provider": {"type": "string", "description": "For a new conversation: the configured provider to talk to (%s; default %s). A conversation keeps its provider for life"}},
+                   "provider": {"type": "string", "description": "For a new conversation: the configured provider to talk to (%s; default %s). A conversation keeps its provider for life"},
+                   "attachments": {"type": "array", "maxItems": 10, "description": "Documents to attach to the message (text, Markdown, source code, HTML, PDF; at most 5 MiB each, 10 MiB together): the model reads their text",
+                     "items": {"type": "object",
+                       "properties": {
+                         "name": {"type": "string", "description": "The file's name, e.g. notes.pdf (no path)"},
+                         "mediaType": {"type": "string", "description": "e.g. application/pdf, text/markdown; left out, the name's extension decides"},
+                         "data": {"type": "string", "contentEncoding": "base64", "description": "The file's bytes in base64"}},
+                       "required": ["name", "data"], "additionalProperties": false}}},
                  "required": ["prompt"], "additionalProperties": false}""".formatted(String.join(", ", providers), defaultProvider);
         this.definition = McpSchema.Tool.builder(NAME, ToolResults.schema(input))
                 .title("Chat with a SkillForge model")
@@ -89,6 +101,7 @@ final class ChatTool implements McpTool {
         String prompt = arguments.required("prompt");
         String continuationId = arguments.optional("continuation_id");
         String provider = arguments.optional("provider");
+        List<AttachedDocument> documents = documents(call);
         int bad = StorableText.firstBad(prompt);
         if (bad >= 0) { // checked before a new conversation is made for it
             throw new ToolError("'prompt' holds U+" + String.format("%04X", (int) prompt.charAt(bad)) + " at index " + bad
@@ -103,7 +116,7 @@ final class ChatTool implements McpTool {
             AgentRun run;
             try {
                 conversation = continuationId == null ? conversations.create(null, provider, null) : continued(continuationId, provider);
-                run = conversations.startTurn(conversation.id(), prompt);
+                run = conversations.startTurn(conversation.id(), prompt, documents);
             } catch (ConversationException e) {
                 throw new ToolError(explain(e, continuationId));
             }
@@ -118,6 +131,16 @@ final class ChatTool implements McpTool {
                     + " up to the failure: call chat again with continuation_id " + conversation.id() + " to go on.");
         }
         return ToolResults.ok(outcome.text(conversation), outcome.structured(conversation));
+    }
+
+    /** The call's attachments, read (text extracted) before anything is made, so that a bad one leaves nothing behind. */
+    private static List<AttachedDocument> documents(ToolCall call) {
+        Object attachments = call.arguments().raw("attachments");
+        try {
+            return Documents.read(UploadsJson.fromJson(attachments == null ? null : Json.MAPPER.valueToTree(attachments), "attachments"));
+        } catch (DocumentException e) {
+            throw new ToolError(e.getMessage());
+        }
     }
 
     /** The conversation {@code id}, which must not be asked to change provider. */

@@ -24,7 +24,7 @@ public final class McpHttpDoor {
      * A {@code tools/call} carries one new message, as {@code POST /api/conversations/{id}/messages} does: the same body
      * limit, and the message itself is held to the one message limit of every door ({@code MessageLimit}).
      */
-    public static final int MAX_BODY_BYTES = RequestBodies.MAX_TURN_BODY_BYTES;
+    public static final int MAX_BODY_BYTES = RequestBodies.MAX_UPLOAD_BODY_BYTES; // a chat call may bring attachments
 
     private McpHttpDoor() {
     }

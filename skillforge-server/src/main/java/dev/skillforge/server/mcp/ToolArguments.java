@@ -54,6 +54,11 @@ final class ToolArguments {
         return text;
     }
 
+    /** The argument as the client sent it (a string, number, list, map…), or {@code null}. */
+    Object raw(String name) {
+        return values.get(name);
+    }
+
     private static String kind(Object value) {
         return switch (value) {
             case Number n -> "a number";

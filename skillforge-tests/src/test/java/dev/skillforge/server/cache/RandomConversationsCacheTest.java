@@ -17,6 +17,7 @@ import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimRequest;
 import dev.skillforge.server.skill.SkillCommands;
 import dev.skillforge.server.store.StoredEntry;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +64,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * at a context cut (a new prefix by design), which the simulation, the transcripts and the metrics count
  * alike, and which happened. Each turn ended as planned and its client saw exactly the planned answers;
  * each stored transcript is what its clients saw, every answer with commands is followed by its tool
- * entry. After a restart, every conversation reads back from the database exactly as memory held it, and
+ * entry. One turn in ten attaches a document, which every later request of its conversation carries. After a restart, every conversation reads back from the database exactly as memory held it, and
  * what its provider would be sent next starts with the last request it was sent.
  *
  * <p>The build runs one fixed seed ({@value #BUILD_SEED}), so a statistical bound (cuts stay rare) cannot
@@ -89,6 +91,7 @@ class RandomConversationsCacheTest {
     private final AtomicInteger turnsRun = new AtomicInteger();
     private final Map<String, AtomicInteger> endings = new ConcurrentHashMap<>();
     private final AtomicBoolean failed = new AtomicBoolean();
+    private final AtomicInteger attachments = new AtomicInteger();
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES) // about a minute; a turn that hangs fails the test instead of the build
@@ -117,6 +120,7 @@ class RandomConversationsCacheTest {
         try (ServerHarness server = new ServerHarness(data, scripts, security, providers)) {
             runClients(server, conversations, random);
             assertThat(turnsRun).hasValue(TURNS);
+            assertThat(attachments.get()).as("turns that attached a document").isGreaterThan(TURNS / 20);
             assertThat(scripts.unplanned()).as("requests nothing was planned for").isZero();
             assertThat(server.server.metrics().cacheBreaks()).as("cache breaks").isZero();
 
@@ -250,7 +254,7 @@ class RandomConversationsCacheTest {
     private List<SseClient.Event> runTurn(ServerHarness server, Conversation conversation, TurnPlan plan) throws Exception {
         scripts.plan(conversation.index, plan.replies());
         String path = "/api/conversations/" + conversation.id;
-        HttpResponse<InputStream> response = SseClient.open(server.url(path + "/messages"), Json.write(Json.object().put("content", plan.message())));
+        HttpResponse<InputStream> response = SseClient.open(server.url(path + "/messages"), Json.write(message(conversation, plan)));
         if (response.statusCode() != 200) {
             throw new AssertionError("turn " + conversation.turnCount + " of conversation " + conversation.index + " (" + conversation.id
                     + ") was answered " + response.statusCode() + ": " + new String(response.body().readAllBytes(), StandardCharsets.UTF_8));
@@ -266,6 +270,21 @@ class RandomConversationsCacheTest {
             }
         }
         return events;
+    }
+
+    /**
+     * The turn's message; one turn in ten also attaches a small document (issue 16), whose wrapped text the
+     * model reads before the message on this request and every later one.
+     */
+    private ObjectNode message(Conversation conversation, TurnPlan plan) {
+        ObjectNode body = Json.object().put("content", plan.message());
+        if ((conversation.index + conversation.turnCount) % 10 == 0) {
+            String notes = "Notes for turn " + conversation.turnCount + ":\n- grind coarse\n- steep long\n";
+            body.putArray("attachments").addObject().put("name", "notes-" + conversation.turnCount + ".md").put("mediaType", "text/markdown")
+                    .put("data", Base64.getEncoder().encodeToString(notes.getBytes(StandardCharsets.UTF_8)));
+            attachments.incrementAndGet();
+        }
+        return body;
     }
 
     /**

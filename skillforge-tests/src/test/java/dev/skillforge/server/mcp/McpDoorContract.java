@@ -3,6 +3,7 @@ package dev.skillforge.server.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.skillforge.testkit.SseClient;
+import dev.skillforge.testkit.TestDocuments;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.TestInstance;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -185,6 +187,25 @@ abstract class McpDoorContract {
     }
 
     @Test
+    void chatTakesAttachmentsTheModelReadsAndThePageLists() throws Exception {
+        script(SimReply.of("Read it."), SimReply.of("Still have it."));
+        byte[] pdf = TestDocuments.pdf("Steep for 16 hours.");
+        Map<String, Object> attachment = Map.of("name", "brew.pdf", "mediaType", "application/pdf",
+                "data", Base64.getEncoder().encodeToString(pdf));
+
+        String id = (String) structured(chat(Map.of("prompt", "Make a skill of this", "attachments", List.of(attachment))))
+                .get("continuation_id");
+        structured(chat(Map.of("prompt", "Go on.", "continuation_id", id)));
+
+        List<SimRequest> requests = requestsOf(id);
+        assertThat(requests.getFirst().messages().get(1).path("content").asText()).isEqualTo(
+                "<document name=\"brew.pdf\" type=\"application/pdf\">\nSteep for 16 hours.\n</document>\n\nMake a skill of this");
+        assertEachExtendsThePrevious(requests);
+        JsonNode conversation = apiJson("/api/conversations/" + id, json -> json.path("entries").size() == 4);
+        assertThat(conversation.path("entries").get(0).path("attachments").get(0).path("size").asLong()).isEqualTo(pdf.length);
+    }
+
+    @Test
     void aConversationGoesOnOnThePageAndAgainOverMcpWithOneHistory() throws Exception {
         script(SimReply.of("Started."), SimReply.of("On the page."), SimReply.of("Back over MCP."));
         String id = (String) structured(chat(Map.of("prompt", LONG_QUESTION))).get("continuation_id");
@@ -260,7 +281,12 @@ abstract class McpDoorContract {
         assertToolError(chat(Map.of()), "chat needs the argument 'prompt' (a string)");
         assertToolError(chat(Map.of("prompt", "  ")), "'prompt' is empty: chat needs some text in it");
         assertToolError(chat(Map.of("prompt", 5)), "'prompt' must be a string, not a number");
-        assertToolError(chat(Map.of("prompt", "hi", "colour", "blue")), "chat has no argument 'colour'; it takes prompt, continuation_id, provider");
+        assertToolError(chat(Map.of("prompt", "hi", "colour", "blue")),
+                "chat has no argument 'colour'; it takes prompt, continuation_id, provider, attachments");
+        assertToolError(chat(Map.of("prompt", "hi", "attachments", List.of(Map.of("name", "a.txt", "data", "%%%")))),
+                "attachments[0].data is not valid base64: it holds '%' at index 0 (standard base64 uses A-Z, a-z, 0-9, + and /, padded with =)");
+        assertToolError(chat(Map.of("prompt", "hi", "attachments", List.of(Map.of("name", "../a.txt", "data", "aGk=")))),
+                "The attachment name '../a.txt' is a path; send the file's name only");
         assertToolError(chat(Map.of("prompt", "nul \u0000 inside")), "'prompt' holds U+0000 at index 4, which cannot be stored");
 
         assertThat(SseClient.get(apiUrl("/api/conversations")).json().path("total").asLong()).as("no conversation was made for them")
