@@ -18,6 +18,7 @@ import dev.skillforge.server.store.Write;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,6 +56,7 @@ public final class ConversationService implements AutoCloseable {
     private final String instanceId;
     private final HotConversations hot;
     private final LeaseKeeper leases;
+    private final ConversationChanges changes = new ConversationChanges();
     private ScheduledExecutorService maintenance;
 
     /** A service with its own random instance id, the default timings and the system clock (tests). */
@@ -136,7 +138,13 @@ public final class ConversationService implements AutoCloseable {
         // the client has its id, or a request sent to another instance at once is answered 404.
         // Bounded, and not a turn: during an outage the conversation still starts here and is written later.
         writer.flush(timings.storeWait());
+        changes.publish("created", id);
         return record;
+    }
+
+    /** What changes in the conversations here, for the pages' live lists. */
+    public ConversationChanges changes() {
+        return changes;
     }
 
     /** This instance's lease owner id. */
@@ -210,6 +218,7 @@ public final class ConversationService implements AutoCloseable {
         ConversationModels.Choice choice = new ConversationModels.Choice(fork.provider(), fork.model());
         models.expectPrefix(choice, new ModelCall(fork.systemPrompt(), ContextView.visible(entries.stream().map(HotConversation::entryOf).toList()), fork.cacheKey()));
         writer.flush(timings.storeWait());
+        changes.publish("created", forkId);
         return fork;
     }
 
@@ -258,7 +267,9 @@ public final class ConversationService implements AutoCloseable {
 
     public ConversationRecord rename(String id, String title) {
         String valid = validTitle(title);
-        return hot.getOrLoad(validId(id)).rename(valid);
+        ConversationRecord renamed = hot.getOrLoad(validId(id)).rename(valid);
+        changes.publish("renamed", id);
+        return renamed;
     }
 
     /** @throws ConversationException BUSY while a turn runs on it */
@@ -266,6 +277,7 @@ public final class ConversationService implements AutoCloseable {
         HotConversation conversation = hot.getOrLoad(validId(id));
         conversation.delete();
         hot.forget(conversation);
+        changes.publish("deleted", id);
     }
 
     /**
@@ -286,10 +298,24 @@ public final class ConversationService implements AutoCloseable {
             ConversationModels.Choice choice = new ConversationModels.Choice(record.provider(), record.model());
             Optional<AgentRun> run = conversation.startTurn(content, titleFrom(content), models.loop(choice), models.runObserver(choice));
             if (run.isPresent()) {
+                announce(id, run.get());
                 return run.get();
             }
             // handed over or deleted meanwhile: load again
         }
+    }
+
+    /** Tells the pages a turn started, and, from a virtual thread that waits for it, that it ended. */
+    private void announce(String id, AgentRun run) {
+        changes.publish("running", id);
+        Thread.ofVirtual().name("changes-" + id).start(() -> {
+            while (!run.awaitEnd(Duration.ofMinutes(1))) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+            }
+            changes.publish("ended", id);
+        });
     }
 
     /** The running turn, or else the last one run here since this conversation was loaded. */
@@ -383,6 +409,7 @@ public final class ConversationService implements AutoCloseable {
                 maintenance.shutdownNow();
             }
         }
+        changes.close();
         List<AgentRun> runs = hot.running();
         runs.forEach(run -> run.cancel("the server is shutting down"));
         for (AgentRun run : runs) {
