@@ -182,10 +182,7 @@ class EverydayPageTest extends BrowserTest {
         String id = conversationId();
 
         BrowserContext otherContext = browser.newContext();
-        Page other = otherContext.newPage();
-        other.navigate(server.url("/#/c/" + id));
-        assertThat(other.locator("body[data-ready=true]")).hasCount(1);
-        assertThat(other.locator("#turns > .turn")).hasCount(1);
+        Page other = otherTab(otherContext, id);
 
         sendMessage("Count in this tab");
         assertThat(turns().nth(1).locator(".iteration .content")).containsText("Counting");
@@ -213,11 +210,7 @@ class EverydayPageTest extends BrowserTest {
         String id = conversationId();
 
         BrowserContext otherContext = browser.newContext();
-        Page other = otherContext.newPage();
-        other.onPageError(error -> browserErrors.add("other tab: " + error));
-        other.navigate(server.url("/#/c/" + id));
-        assertThat(other.locator("body[data-ready=true]")).hasCount(1);
-        assertThat(other.locator("#turns > .turn")).hasCount(1);
+        Page other = otherTab(otherContext, id);
 
         // A turn started in this tab runs in the other one too, and ends there.
         sendMessage("Count");
@@ -240,6 +233,16 @@ class EverydayPageTest extends BrowserTest {
         assertThat(other.locator("#toast")).containsText("deleted");
         assertThat(other.locator("#empty-state")).isVisible();
         otherContext.close();
+    }
+
+    /** The conversation {@code id}, with its one turn, in another browser (no storage shared with this one). */
+    private Page otherTab(BrowserContext otherContext, String id) {
+        Page other = otherContext.newPage();
+        other.onPageError(error -> browserErrors.add("other tab: " + error));
+        other.navigate(server.url("/#/c/" + id));
+        assertThat(other.locator("body[data-ready=true]")).hasCount(1);
+        assertThat(other.locator("#turns > .turn")).hasCount(1);
+        return other;
     }
 
     @Test
