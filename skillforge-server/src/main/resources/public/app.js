@@ -686,6 +686,7 @@ function confirmDelete(li, conversation) {
     }
   });
   yes.addEventListener('click', async () => {
+    deletedHere.add(conversation.id); // its change event is not news to this tab
     try {
       await api.remove(conversation.id);
     } catch (e) {
@@ -1075,6 +1076,48 @@ window.addEventListener('hashchange', () => {
   }
 });
 
+// ---- live: one stream of conversation changes per page ---------------------------------------
+
+let listTimer = null;
+const deletedHere = new Set();
+
+/**
+ * Every tab sees what the others (and other clients) change: the list follows, and a turn started
+ * elsewhere in the chat shown here is followed as it runs. EventSource reconnects by itself; what was
+ * missed meanwhile comes with the list reloaded on reconnect.
+ */
+function listenForChanges() {
+  if (!window.EventSource) {
+    return;
+  }
+  const changes = new EventSource('/api/conversations/changes');
+  changes.addEventListener('open', () => refreshConversations());
+  changes.addEventListener('message', event => {
+    let change;
+    try {
+      change = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    clearTimeout(listTimer);
+    if (!ui.list.querySelector('.rename-input, .confirm')) {
+      // (a rename or a confirmation under way is not thrown away: it reloads the list when done)
+      listTimer = setTimeout(refreshConversations, 100);
+    }
+    if (change.id !== state.id || state.run) {
+      return; // another chat, or this tab follows the shown one's turn already
+    }
+    if (change.change === 'running') {
+      openConversation(change.id); // shows it and follows the turn
+    } else if (change.change === 'ended' && ui.turns.querySelector('.turn[data-status="running"]')) {
+      openConversation(change.id);
+    } else if (change.change === 'deleted' && !deletedHere.has(change.id)) {
+      toast('This chat was deleted (in another tab?).');
+      newChat();
+    }
+  });
+}
+
 // ---- start ------------------------------------------------------------------------------------
 
 applyTheme(storedTheme());
@@ -1088,4 +1131,5 @@ if (initial) {
   showEmptyState(true);
 }
 loadProviders();
+listenForChanges();
 ui.body.dataset.ready = 'true';

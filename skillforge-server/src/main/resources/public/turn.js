@@ -413,6 +413,9 @@ export class TurnView {
       }
     }
     for (const pre of fragment.querySelectorAll('pre')) {
+      if (pre.closest('.command')) {
+        continue; // a command's output has its own Copy button
+      }
       const code = pre.querySelector('code') || pre;
       pre.classList.add('has-copy');
       pre.append(copyButton('Copy this code', () => code.textContent, 'copy-code'));

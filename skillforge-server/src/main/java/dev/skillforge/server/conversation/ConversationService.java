@@ -62,6 +62,7 @@ public final class ConversationService implements AutoCloseable {
     private final String instanceId;
     private final HotConversations hot;
     private final LeaseKeeper leases;
+    private final ConversationChanges changes = new ConversationChanges();
     private ScheduledExecutorService maintenance;
     /** Set by {@link #drain}: no new conversation or turn starts here. */
     private volatile boolean draining;
@@ -148,7 +149,13 @@ public final class ConversationService implements AutoCloseable {
         // the client has its id, or a request sent to another instance at once is answered 404.
         // Bounded, and not a turn: during an outage the conversation still starts here and is written later.
         writer.flush(timings.storeWait());
+        changes.publish("created", id);
         return record;
+    }
+
+    /** What changes in the conversations here, for the pages' live lists. */
+    public ConversationChanges changes() {
+        return changes;
     }
 
     /** This instance's lease owner id. */
@@ -228,11 +235,13 @@ public final class ConversationService implements AutoCloseable {
         }
         turns.forEach(turn -> writes.add(new Write.PutTurn(turn)));
         writer.submitAll(writes); // one transaction: a fork is there whole or not at all
-        HotConversation copy = new HotConversation(fork, entries, turns, Write.CreateConversation.LEASE_EPOCH, writer::submitAll, clock);
+        HotConversation copy = hot.newCopy(fork, entries, turns,
+                new Lease.Held(forkId, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis()));
         hot.adopt(copy);
         ConversationModels.Choice choice = new ConversationModels.Choice(fork.provider(), fork.model());
         models.expectPrefix(choice, new ModelCall(fork.systemPrompt(), ContextView.visible(entries.stream().map(HotConversation::entryOf).toList()), fork.cacheKey()));
         writer.flush(timings.storeWait());
+        changes.publish("created", forkId);
         return fork;
     }
 
@@ -281,7 +290,9 @@ public final class ConversationService implements AutoCloseable {
 
     public ConversationRecord rename(String id, String title) {
         String valid = validTitle(title);
-        return hot.getOrLoad(validId(id)).rename(valid);
+        ConversationRecord renamed = hot.getOrLoad(validId(id)).rename(valid);
+        changes.publish("renamed", id);
+        return renamed;
     }
 
     /** @throws ConversationException BUSY while a turn runs on it */
@@ -289,6 +300,7 @@ public final class ConversationService implements AutoCloseable {
         HotConversation conversation = hot.getOrLoad(validId(id));
         conversation.delete();
         hot.forget(conversation);
+        changes.publish("deleted", id);
     }
 
     /**
@@ -321,6 +333,7 @@ public final class ConversationService implements AutoCloseable {
             String title = content.isBlank() ? documents.getFirst().attachment().name() : titleFrom(content);
             Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice), models.runObserver(choice, id, content));
             if (run.isPresent()) {
+                announce(id, run.get());
                 return run.get();
             }
             // handed over or deleted meanwhile: load again
@@ -362,6 +375,19 @@ public final class ConversationService implements AutoCloseable {
 
     /** An attached file to send back. */
     public record AttachmentDownload(String name, String mediaType, byte[] data) {
+    }
+
+    /** Tells the pages a turn started, and, from a virtual thread that waits for it, that it ended. */
+    private void announce(String id, AgentRun run) {
+        changes.publish("running", id);
+        Thread.ofVirtual().name("changes-" + id).start(() -> {
+            while (!run.awaitEnd(Duration.ofMinutes(1))) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+            }
+            changes.publish("ended", id);
+        });
     }
 
     /** The running turn, or else the last one run here since this conversation was loaded. */
@@ -535,6 +561,7 @@ public final class ConversationService implements AutoCloseable {
                 maintenance.shutdownNow();
             }
         }
+        changes.close();
         List<AgentRun> runs = hot.running();
         runs.forEach(run -> run.cancel("the server is shutting down"));
         for (AgentRun run : runs) {

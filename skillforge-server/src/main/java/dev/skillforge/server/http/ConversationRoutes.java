@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.transcript.StorableText;
+import dev.skillforge.server.conversation.ConversationChanges;
 import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationSnapshot;
@@ -87,6 +88,7 @@ public final class ConversationRoutes {
         config.routes.post("/api/conversations", this::create);
         config.routes.get("/api/conversations", this::list);
         config.routes.get("/api/conversations/search", this::search);
+        config.routes.get("/api/conversations/changes", this::changes);
         config.routes.get("/api/conversations/{id}", ctx -> json(ctx, 200, conversations.snapshotJson(ctx.pathParam("id"))));
         config.routes.patch("/api/conversations/{id}", this::rename);
         config.routes.delete("/api/conversations/{id}", ctx -> {
@@ -142,6 +144,18 @@ public final class ConversationRoutes {
         page.forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
         body.put("total", conversations.count()).put("limit", limit).put("offset", offset);
         json(ctx, 200, body);
+    }
+
+    /** One stream per page: every change to the conversations here ({@link ConversationChanges}), until the client or the server leaves. */
+    private void changes(Context ctx) throws Exception {
+        try (ConversationChanges.Subscription subscription = conversations.changes().subscribe()) {
+            new SseWriter(ctx.res()).follow(subscription);
+        }
+    }
+
+    /** Ends the pages' change streams: the server stops. */
+    void close() {
+        conversations.changes().close();
     }
 
     /** {@code ?q=WORDS}: the conversations whose title or messages have every word, most recently updated first. */

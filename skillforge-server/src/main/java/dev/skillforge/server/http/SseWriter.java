@@ -1,5 +1,7 @@
 package dev.skillforge.server.http;
 
+import dev.skillforge.server.conversation.ConversationChanges;
+import dev.skillforge.server.json.Json;
 import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.run.RunEventLog;
 import jakarta.servlet.http.HttpServletResponse;
@@ -23,6 +25,8 @@ import java.util.Optional;
 final class SseWriter {
 
     static final long PING_MILLIS = 250;
+    /** The changes stream is open as long as a page is: its pings are sparse. */
+    private static final Duration CHANGES_PING = Duration.ofSeconds(5);
     private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.UTF_8);
 
     private final OutputStream out;
@@ -90,6 +94,21 @@ final class SseWriter {
             }
             if (!write(batch.isEmpty() ? PING : batch.toString().getBytes(StandardCharsets.UTF_8))) {
                 return false;
+            }
+        }
+    }
+
+    /**
+     * Sends each change as {@code data: {"change", "id"}} until the client leaves or the changes end,
+     * with a ping when nothing changed for a while (which is how a departed client is noticed).
+     */
+    public void follow(ConversationChanges.Subscription changes) throws InterruptedException {
+        while (!changes.ended()) {
+            Optional<ConversationChanges.Change> change = changes.next(CHANGES_PING);
+            byte[] bytes = change.isEmpty() ? PING : ("data: " + Json.write(Json.object().put("change", change.get().change())
+                    .put("id", change.get().id())) + "\n\n").getBytes(StandardCharsets.UTF_8);
+            if (!write(bytes)) {
+                return;
             }
         }
     }

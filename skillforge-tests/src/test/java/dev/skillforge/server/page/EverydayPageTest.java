@@ -182,10 +182,7 @@ class EverydayPageTest extends BrowserTest {
         String id = conversationId();
 
         BrowserContext otherContext = browser.newContext();
-        Page other = otherContext.newPage();
-        other.navigate(server.url("/#/c/" + id));
-        assertThat(other.locator("body[data-ready=true]")).hasCount(1);
-        assertThat(other.locator("#turns > .turn")).hasCount(1);
+        Page other = otherTab(otherContext, id);
 
         sendMessage("Count in this tab");
         assertThat(turns().nth(1).locator(".iteration .content")).containsText("Counting");
@@ -201,6 +198,51 @@ class EverydayPageTest extends BrowserTest {
         assertThat(other.locator(".conversation[data-id='" + id + "']")).hasAttribute("data-running", "false");
         assertThat(other.locator("#turns > .turn")).hasCount(2);
         otherContext.close();
+    }
+
+    @Test
+    void everyOpenTabSeesTheListAndARunningTurnChangeWithoutReloading() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        start(new SimScript(SimReply.of("First."), SimReply.of("Counting", " on").withFault(new SimReply.Hold(1, release))));
+        open("/");
+        sendMessage("Start");
+        awaitEnd(turns().first());
+        String id = conversationId();
+
+        BrowserContext otherContext = browser.newContext();
+        Page other = otherTab(otherContext, id);
+
+        // A turn started in this tab runs in the other one too, and ends there.
+        sendMessage("Count");
+        Locator mirrored = other.locator("#turns > .turn").nth(1);
+        assertThat(mirrored.locator(".user-text")).hasText("Count");
+        assertThat(mirrored.locator(".iteration .content")).containsText("Counting");
+        assertThat(other.locator(".conversation[data-id='" + id + "']")).hasAttribute("data-running", "true");
+        release.countDown();
+        assertThat(mirrored).hasAttribute("data-status", "complete");
+        assertThat(other.locator(".conversation[data-id='" + id + "']")).hasAttribute("data-running", "false");
+
+        // A rename, a new chat and a deletion here show in the other tab's list.
+        page.locator(".conversation[data-id='" + id + "'] .rename").click();
+        page.locator(".rename-input").fill("Counting chat");
+        page.locator(".rename-input").press("Enter");
+        assertThat(other.locator(".conversation[data-id='" + id + "'] .conversation-title")).hasText("Counting chat");
+        page.locator(".conversation[data-id='" + id + "'] .delete").click();
+        page.locator(".conversation .confirm-yes").click();
+        assertThat(other.locator(".conversation")).hasCount(0);
+        assertThat(other.locator("#toast")).containsText("deleted");
+        assertThat(other.locator("#empty-state")).isVisible();
+        otherContext.close();
+    }
+
+    /** The conversation {@code id}, with its one turn, in another browser (no storage shared with this one). */
+    private Page otherTab(BrowserContext otherContext, String id) {
+        Page other = otherContext.newPage();
+        other.onPageError(error -> browserErrors.add("other tab: " + error));
+        other.navigate(server.url("/#/c/" + id));
+        assertThat(other.locator("body[data-ready=true]")).hasCount(1);
+        assertThat(other.locator("#turns > .turn")).hasCount(1);
+        return other;
     }
 
     @Test

@@ -1,0 +1,31 @@
+package dev.skillforge.server.process;
+
+import dev.skillforge.testkit.ServerProcess;
+import dev.skillforge.testkit.SseClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What the console shows of a server's life (issue 17, finding 10): its start and its stop, not a line per model call. */
+class ServerLogTest {
+
+    @Test
+    void sigtermIsLoggedAndModelCallsDoNotFloodTheConsoleUnlessAskedTo(@TempDir Path data) throws Exception {
+        ServerProcess quiet = ServerProcess.start("log-quiet", data.resolve("quiet"), Map.of());
+        List<SseClient.Event> events = SseClient.postForEvents(quiet.url("/api/agent"), SseClient.userMessage("What skills do I have?"));
+        assertThat(events.getLast().type()).isEqualTo("done");
+        quiet.stop();
+        assertThat(quiet.output()).contains("SkillForge listening on").doesNotContain("[Cache Debug]")
+                .contains("Stopping: no new requests; running turns are stopped and every write is flushed").containsPattern("Stopped in \\d+ ms");
+
+        ServerProcess debugging = ServerProcess.start("log-cache-debug", data.resolve("debug"), Map.of("FORGE_CACHE_LOG", "debug"));
+        SseClient.postForEvents(debugging.url("/api/agent"), SseClient.userMessage("What skills do I have?"));
+        debugging.stop();
+        assertThat(debugging.output()).contains("[Cache Debug] conversation=");
+    }
+}
