@@ -69,6 +69,7 @@ async function render() {
   for (const [name, schema] of Object.entries(doc.components.schemas)) {
     main.append(el('h3', name), el('pre', JSON.stringify(schema, null, 2)));
   }
+  document.body.dataset.ready = 'true';
 }
 
 render().catch(error => document.getElementById('doc').append(el('p', 'Could not read /openapi.json: ' + error)));

@@ -58,8 +58,15 @@ public sealed interface AgentEvent {
         public String type() { return "context-cut"; }
     }
 
-    /** Token usage of one model call. */
-    record UsageReport(int iteration, Usage usage) implements AgentEvent {
+    /**
+     * Token usage of one model call, with the model that answered and why it ended when the provider said
+     * ({@code null} otherwise; for traces, not sent to clients).
+     */
+    record UsageReport(int iteration, Usage usage, String responseModel, String finishReason) implements AgentEvent {
+        public UsageReport(int iteration, Usage usage) {
+            this(iteration, usage, null, null);
+        }
+
         public String type() { return "usage"; }
     }
 

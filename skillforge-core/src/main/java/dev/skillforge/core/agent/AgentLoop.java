@@ -153,7 +153,7 @@ public final class AgentLoop {
             sink.accept(new AgentEvent.RawContent(iteration, content));
             if (reply != null) {
                 totals = totals.plus(reply.usage());
-                sink.accept(new AgentEvent.UsageReport(iteration, reply.usage()));
+                sink.accept(new AgentEvent.UsageReport(iteration, reply.usage(), reply.responseModel(), reply.finishReason()));
             }
         }
 

@@ -97,7 +97,14 @@ final class TurnTrace implements EventSink {
             case AgentEvent.ContextCut e -> chat().addEvent(GenAi.CONTEXT_CUT_EVENT, Attributes.of(GenAi.KEPT_FROM, (long) e.keptFrom()));
             case AgentEvent.RawContent e -> answer(e.rawContent());
             case AgentEvent.UsageReport e -> {
-                usage(chat(), e.usage());
+                Span call = chat();
+                usage(call, e.usage());
+                if (e.responseModel() != null) {
+                    call.setAttribute(GenAi.RESPONSE_MODEL, e.responseModel());
+                }
+                if (e.finishReason() != null) {
+                    call.setAttribute(GenAi.FINISH_REASONS, List.of(e.finishReason()));
+                }
                 endChat(null);
             }
             case AgentEvent.ToolStart e -> toolStart(e);

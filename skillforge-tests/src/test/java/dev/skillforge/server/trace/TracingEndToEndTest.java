@@ -92,7 +92,9 @@ class TracingEndToEndTest {
                         .containsEntry("gen_ai.request.model", SimProviderServer.MODEL)
                         .containsEntry("gen_ai.usage.input_tokens", requests.get(i).promptTokens())
                         .containsEntry("gen_ai.usage.cache_read.input_tokens", requests.get(i).cachedTokens())
-                        .containsKey("gen_ai.usage.output_tokens");
+                        .containsKey("gen_ai.usage.output_tokens")
+                        .containsEntry("gen_ai.response.model", SimProviderServer.MODEL)
+                        .containsEntry("gen_ai.response.finish_reasons", List.of("stop"));
                 assertThat((Double) chat.attribute("gen_ai.response.time_to_first_chunk")).isPositive()
                         .isLessThanOrEqualTo((chat.endNanos() - chat.startNanos()) / 1e9);
             }

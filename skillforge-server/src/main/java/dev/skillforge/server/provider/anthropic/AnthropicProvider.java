@@ -74,7 +74,7 @@ public final class AnthropicProvider implements ModelProvider {
                 parser.accept(data);
             }
             parser.finish();
-            return new ModelReply(parser.replay(), parser.usage());
+            return new ModelReply(parser.replay(), parser.usage(), parser.model(), parser.stopReason());
         } catch (ProviderException e) {
             throw ProviderErrors.redacted(e, settings.apiKey());
         }

@@ -54,6 +54,7 @@ final class AnthropicStreamParser {
     private Long cacheReadTokens;
     private Long cacheWriteTokens;
     private String stopReason;
+    private String model;
     private boolean stopped;
 
     public AnthropicStreamParser(ModelStreamListener listener) {
@@ -76,7 +77,10 @@ final class AnthropicStreamParser {
             return;
         }
         switch (String.valueOf(Json.text(event, "type"))) {
-            case "message_start" -> readUsage(event.path("message").get("usage"));
+            case "message_start" -> {
+                readUsage(event.path("message").get("usage"));
+                model = Json.text(event.path("message"), "model");
+            }
             case "content_block_start" -> start(event);
             case "content_block_delta" -> delta(event);
             case "content_block_stop" -> stop(event);
@@ -210,6 +214,11 @@ final class AnthropicStreamParser {
     }
 
     /** Why the model stopped ({@code end_turn}, {@code max_tokens}, …), or {@code null} if it did not say. */
+    /** The model {@code message_start} named, or {@code null}. */
+    public String model() {
+        return model;
+    }
+
     public String stopReason() {
         return stopReason;
     }

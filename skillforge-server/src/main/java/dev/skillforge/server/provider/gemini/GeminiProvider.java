@@ -84,7 +84,7 @@ public final class GeminiProvider implements ModelProvider {
                 parser.accept(data);
             }
             parser.finish();
-            return new ModelReply(parser.replay(), parser.usage());
+            return new ModelReply(parser.replay(), parser.usage(), parser.model(), parser.finishReason());
         } catch (ProviderException e) {
             throw ProviderErrors.redacted(e, settings.apiKey());
         }

@@ -54,6 +54,7 @@ final class GeminiStreamParser {
     private final Set<String> sources = new HashSet<>();
     private Usage usage = Usage.UNKNOWN;
     private String finishReason;
+    private String model;
 
     public GeminiStreamParser(ModelStreamListener listener) {
         this.listener = listener;
@@ -113,6 +114,10 @@ final class GeminiStreamParser {
         }
         readSources(candidate);
         readUsage(chunk.get("usageMetadata"));
+        String version = Json.text(chunk, "modelVersion");
+        if (version != null && !version.isBlank()) {
+            model = version;
+        }
         String finish = Json.text(candidate, "finishReason");
         if (finish != null) {
             finishReason = finish;
@@ -193,6 +198,11 @@ final class GeminiStreamParser {
     }
 
     /** The last finish reason seen, or {@code null}. */
+    /** The {@code modelVersion} the chunks named, or {@code null} when none did. */
+    public String model() {
+        return model;
+    }
+
     public String finishReason() {
         return finishReason;
     }

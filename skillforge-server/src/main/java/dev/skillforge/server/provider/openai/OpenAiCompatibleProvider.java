@@ -107,7 +107,7 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
             throw new ProviderException("provider_finish_content_filter",
                     "The provider's content filter stopped the answer: the text so far is incomplete (finish_reason content_filter)");
         }
-        return new ModelReply(parser.replay(), parser.usage());
+        return new ModelReply(parser.replay(), parser.usage(), parser.model(), parser.finishReason());
     }
 
     private HttpRequest request(byte[] body) {

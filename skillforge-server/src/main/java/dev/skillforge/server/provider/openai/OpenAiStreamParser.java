@@ -36,6 +36,7 @@ final class OpenAiStreamParser {
     private Usage usage = Usage.UNKNOWN;
     private boolean done;
     private String finishReason;
+    private String model;
 
     public OpenAiStreamParser(ModelStreamListener listener) {
         this(listener, false);
@@ -98,6 +99,10 @@ final class OpenAiStreamParser {
         String content = Json.text(delta, "content");
         if (content != null) {
             listener.onText(content);
+        }
+        String named = Json.text(chunk, "model");
+        if (named != null && !named.isBlank()) {
+            model = named;
         }
         String finish = Json.text(choice, "finish_reason");
         if (finish != null) {
@@ -178,6 +183,11 @@ final class OpenAiStreamParser {
     }
 
     /** Why the model stopped ({@code stop}, {@code length}, …), or {@code null} if not said. */
+    /** The model the chunks named, or {@code null} when none did. */
+    public String model() {
+        return model;
+    }
+
     public String finishReason() {
         return finishReason;
     }

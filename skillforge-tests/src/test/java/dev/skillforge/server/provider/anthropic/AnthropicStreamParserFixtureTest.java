@@ -126,4 +126,16 @@ class AnthropicStreamParserFixtureTest {
         }
         return new Parsed(listener, parser.usage(), parser.replay(), parser.stopReason(), failure);
     }
+
+    /** The model that answered (the model message_start names): a trace's {@code gen_ai.response.model}. */
+    @Test
+    void theAnsweringModelIsRead() throws Exception {
+        AnthropicStreamParser parser = new AnthropicStreamParser(new RecordingListener());
+        SseDataReader reader = FixtureFiles.sseReader(FixtureFiles.read("anthropic-cache-read-streaming.turn1.sse"));
+        String data;
+        while ((data = reader.next()) != null) {
+            parser.accept(data);
+        }
+        assertThat(parser.model()).isEqualTo("claude-sonnet-4-6");
+    }
 }

@@ -250,4 +250,16 @@ class GeminiStreamParserFixtureTest {
         }
         return parts;
     }
+
+    /** The model that answered (its modelVersion): a trace's {@code gen_ai.response.model}. */
+    @Test
+    void theAnsweringModelIsRead() throws Exception {
+        GeminiStreamParser parser = new GeminiStreamParser(new RecordingListener());
+        SseDataReader reader = FixtureFiles.sseReader(FixtureFiles.read("gemini-2.5-flash-implicit-cache-streaming.turn1.sse"));
+        String data;
+        while ((data = reader.next()) != null) {
+            parser.accept(data);
+        }
+        assertThat(parser.model()).isEqualTo("gemini-2.5-flash");
+    }
 }

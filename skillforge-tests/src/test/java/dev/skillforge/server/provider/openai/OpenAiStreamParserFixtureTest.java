@@ -711,4 +711,16 @@ class OpenAiStreamParserFixtureTest {
             + "Finally, my response should be only that one word, nothing else. No punctuation if possible, just the word.\n"
             + "\n"
             + "Response: Grok";
+
+    /** The model that answered (the dated model every chunk names): a trace's {@code gen_ai.response.model}. */
+    @Test
+    void theAnsweringModelIsRead() throws Exception {
+        OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
+        SseDataReader reader = FixtureFiles.sseReader(FixtureFiles.read("openai-gpt-4o-mini-cache-hit-streaming.turn1.sse"));
+        String data;
+        while ((data = reader.next()) != null) {
+            parser.accept(data);
+        }
+        assertThat(parser.model()).isEqualTo("gpt-4o-mini-2024-07-18");
+    }
 }
