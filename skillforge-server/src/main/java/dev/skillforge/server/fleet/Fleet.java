@@ -24,7 +24,8 @@ import java.util.function.Function;
  * <p>Every instance listens on {@value #CHANNEL} for {@code stop ID} (the instance running the turn
  * stops it) and {@code follow ID AFTER REPLY} (the instance running the turn, or that ran it last,
  * sends its events after {@code AFTER} on the follower's own channel {@code REPLY}, then {@code end};
- * a {@code ping} each second while nothing happens, so the follower knows it is still there).
+ * a {@code ping} each second while nothing happens, so the follower knows it is still there; or only
+ * {@code none} when the turn has ended and the follower saw all of it).
  * Events are sent in the wire form the API streams, cut into parts under the payload limit.
  */
 public final class Fleet implements AutoCloseable {
@@ -68,7 +69,7 @@ public final class Fleet implements AutoCloseable {
      * Follows a turn of {@code conversationId} that another instance runs (or just ran), from the
      * event after {@code afterId}.
      *
-     * @return the events, or empty when no instance answered within {@code answerWait}
+     * @return the events, or empty when no instance answered within {@code answerWait}, or the follower had seen them all
      * @throws StoreException when the database fails
      */
     public Optional<RemoteRun> follow(String conversationId, long afterId, Duration answerWait) {
@@ -131,9 +132,13 @@ public final class Fleet implements AutoCloseable {
         }
     }
 
-    /** Sends a run's events to a follower on another instance, until the run's last event. */
+    /** Sends a run's events to a follower on another instance, until the run's last event ({@code none}: it had them all). */
     private void relay(RunEventLog events, long afterId, String reply) {
         try {
+            if (events.finished() && events.framesAfter(afterId, Duration.ZERO).isEmpty()) {
+                notifications.publish(reply, "none");
+                return;
+            }
             notifications.publish(reply, "hello");
             long last = afterId;
             long quietSince = System.nanoTime();

@@ -33,7 +33,7 @@ public final class RemoteRun implements AutoCloseable {
         this.subscription = subscription;
     }
 
-    /** Waits for the other instance's first word; false if none came within {@code wait}. */
+    /** Waits for the other instance's first word; false if none came within {@code wait}, or it said there is nothing to follow. */
     boolean awaitAnswer(Duration wait) {
         long deadline = System.nanoTime() + wait.toNanos();
         while (pending.isEmpty()) {
@@ -44,7 +44,7 @@ public final class RemoteRun implements AutoCloseable {
             pending.addAll(subscription.poll(Duration.ofNanos(left)));
         }
         lastWordNanos = System.nanoTime();
-        return true;
+        return !pending.peek().equals("none");
     }
 
     /**

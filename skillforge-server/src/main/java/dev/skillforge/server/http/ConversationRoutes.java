@@ -75,14 +75,7 @@ public final class ConversationRoutes {
         return true;
     }
 
-    private void stream(RunEventLog log, Context ctx, long after) throws Exception {
-        streams.incrementAndGet();
-        try {
-            new SseWriter(ctx.res()).follow(log, after);
-        } finally {
-            streams.decrementAndGet();
-        }
-    }
+
 
     void register(JavalinConfig config) {
         config.routes.post("/api/conversations", this::create);
@@ -209,8 +202,14 @@ public final class ConversationRoutes {
 
     /** Starts a turn and follows it; the turn goes on if the client leaves. */
     void streamTurn(Context ctx, String id, String content, List<AttachedDocument> documents) throws Exception {
-        AgentRun run = conversations.startTurn(id, content, documents);
-        stream(run.events(), ctx, 0);
+        // Counted before the turn starts: a drain beginning now either sees this stream or refuses the turn.
+        streams.incrementAndGet();
+        try {
+            AgentRun run = conversations.startTurn(id, content, documents);
+            new SseWriter(ctx.res()).follow(run.events(), 0);
+        } finally {
+            streams.decrementAndGet();
+        }
     }
 
     /** Stops the turn here, or asks the instance that runs it; once that one has stopped it, answers {@code true}. */
@@ -262,7 +261,12 @@ public final class ConversationRoutes {
             ctx.status(204); // everything was seen: an EventSource must stop reconnecting
             return;
         }
-        stream(log, ctx, after);
+        streams.incrementAndGet();
+        try {
+            new SseWriter(ctx.res()).follow(log, after);
+        } finally {
+            streams.decrementAndGet();
+        }
     }
 
     private void export(Context ctx) {

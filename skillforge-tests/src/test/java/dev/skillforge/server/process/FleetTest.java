@@ -274,10 +274,14 @@ class FleetTest {
             }));
         }
         Thread.sleep(1_000);
+        int stoppedMidTurn = 0;
         for (int i = 0; i < servers.length; i++) {
             int before = completed.get();
             Duration stopped = servers[i].stop();
             System.out.printf("rolling restart: instance %d drained and stopped in %d ms%n", i, stopped.toMillis());
+            if (servers[i].output().contains("running turns to finish")) {
+                stoppedMidTurn++;
+            }
             servers[i] = start(i);
             while (completed.get() < before + 3) { // traffic goes on between the restarts
                 Thread.sleep(50);
@@ -290,6 +294,7 @@ class FleetTest {
         System.out.printf("rolling restart: %d turns completed, %d failed%n", completed.get(), failures.size());
         assertThat(failures).as("failed turns").isEmpty();
         assertThat(completed.get()).isGreaterThan(10);
+        assertThat(stoppedMidTurn).as("instances stopped while they ran a turn, and let it finish").isPositive();
     }
 
     // ------------------------------------------------------------------------------ helpers
