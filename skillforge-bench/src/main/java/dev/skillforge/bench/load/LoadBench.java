@@ -19,6 +19,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code ./skillforge bench load}: SkillForge under load against a paced model on loopback (issue 14).
@@ -103,7 +105,12 @@ public final class LoadBench {
                     jcmd(server, "JFR.stop", "name=load");
                 }
             }
-            return report(out, levels, results, servers);
+            int most = levels.stream().mapToInt(Level::concurrency).max().orElse(100);
+            Map<String, HeapPerRun> heap = new LinkedHashMap<>();
+            for (Server server : servers.values()) {
+                heap.put(server.name(), heapPerRun(server, most));
+            }
+            return report(out, levels, results, servers, heap);
         } finally {
             for (Process process : processes) {
                 process.destroy(); // SIGTERM: a server's shutdown hook runs (and a flight recording is written)
@@ -124,8 +131,64 @@ public final class LoadBench {
                 server.process().toHandle());
     }
 
+    /** The heap in use after a full collection, idle and with {@code runs} turns going on. */
+    record HeapPerRun(long idleBytes, long activeBytes, long activeRuns) {
+
+        double kibPerRun() {
+            return activeRuns == 0 ? Double.NaN : (activeBytes - idleBytes) / 1024.0 / activeRuns;
+        }
+    }
+
+    /**
+     * Starts {@code runs} turns at once and, while most of them are going on (the server's own
+     * {@code skillforge_active_runs}), has the server collect its heap fully and say what is left in use.
+     */
+    private static HeapPerRun heapPerRun(Server server, int runs) throws IOException, InterruptedException {
+        long idle = heapAfterGc(server);
+        Thread load = Thread.ofVirtual().start(() -> {
+            try {
+                phase(server, new Level(runs, 1), "heap");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (activeRuns(server) < runs * 9L / 10 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        long before = activeRuns(server);
+        long active = heapAfterGc(server);
+        long after = activeRuns(server);
+        load.join();
+        return new HeapPerRun(idle, active, Math.min(before, after));
+    }
+
+    private static long heapAfterGc(Server server) throws IOException, InterruptedException {
+        jcmd(server, "GC.run");
+        Matcher used = Pattern.compile("heap\\s+total[^\\n]*?used (\\d+)K").matcher(jcmd(server, "GC.heap_info"));
+        if (!used.find()) {
+            throw new IOException("no heap figure from jcmd GC.heap_info");
+        }
+        return Long.parseLong(used.group(1)) * 1024;
+    }
+
+    /** The server's {@code skillforge_active_runs} gauge. */
+    private static long activeRuns(Server server) throws IOException {
+        try (Http1Connection connection = new Http1Connection(server.port())) {
+            connection.get("/metrics");
+            String line;
+            long active = -1;
+            while ((line = connection.nextLine()) != null) {
+                if (line.startsWith("skillforge_active_runs ")) {
+                    active = (long) Double.parseDouble(line.substring(line.indexOf(' ') + 1).strip());
+                }
+            }
+            return active;
+        }
+    }
+
     /** A flight recording of what comes after the warm-up only: the steady state, without the compiler's start. */
-    private static void jcmd(Server server, String... command) throws IOException, InterruptedException {
+    private static String jcmd(Server server, String... command) throws IOException, InterruptedException {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(server.process().pid())));
         line.addAll(List.of(command));
@@ -134,6 +197,7 @@ public final class LoadBench {
         if (jcmd.waitFor() != 0) {
             throw new IOException("jcmd " + String.join(" ", command) + " failed: " + said);
         }
+        return said;
     }
 
     /** Brings every JVM's compiler up to speed before anything is measured (its compilations cost more CPU than the turns). */
@@ -215,8 +279,8 @@ public final class LoadBench {
         }
     }
 
-    private static int report(Path out, List<Level> levels, List<Map<String, LoadPhase.Result>> results, Map<String, Server> servers)
-            throws IOException {
+    private static int report(Path out, List<Level> levels, List<Map<String, LoadPhase.Result>> results, Map<String, Server> servers,
+                              Map<String, HeapPerRun> heap) throws IOException {
         List<String> columns = new ArrayList<>(results.getFirst().keySet());
         System.out.println();
         System.out.println("Load: paced upstream (first text after " + PacedUpstream.FIRST_TOKEN_MILLIS + " ms, " + PacedUpstream.CHUNKS
@@ -250,6 +314,13 @@ public final class LoadBench {
         }
         servers.forEach((name, server) -> System.out.printf(Locale.ROOT, "%s: first request answered %.0f ms after its process started%n",
                 name, server.firstAnswer().toNanos() / 1e6));
+        ObjectNode heapJson = json.putObject("heapAfterFullGc");
+        heap.forEach((name, h) -> {
+            System.out.printf(Locale.ROOT, "%s: heap in use after a full GC %.1f MB idle, %.1f MB with %d runs going on: %.1f KB per active run%n",
+                    name, h.idleBytes() / 1e6, h.activeBytes() / 1e6, h.activeRuns(), h.kibPerRun());
+            heapJson.putObject(name).put("idleBytes", h.idleBytes()).put("activeBytes", h.activeBytes())
+                    .put("activeRuns", h.activeRuns()).put("kibPerActiveRun", h.kibPerRun());
+        });
         results.forEach(row -> row.forEach((name, r) -> r.errors().stream().limit(3)
                 .forEach(error -> System.out.println("error (" + name + ", " + r.concurrency() + "): " + error))));
         Path file = out.resolve("load.json");
