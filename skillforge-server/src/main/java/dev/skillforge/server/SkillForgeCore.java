@@ -19,6 +19,7 @@ import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.skill.SkillCommands;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
+import dev.skillforge.server.webpage.WebCommands;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
@@ -187,10 +188,12 @@ public final class SkillForgeCore implements AutoCloseable {
                 InstanceIdentity identity = opened.add(InstanceIdentity.of(dataDir));
                 CommandStats commandStats = new CommandStats();
                 ServerMetrics metrics = new ServerMetrics();
-                ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills),
+                WebCommands web = opened.add(new WebCommands(security.web()));
+                ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills), web,
                         new ProcessRunner(security.commands(), workspace, sandbox, security.limits(), commandStats), commandStats),
                         turnLimits, metrics, PrefixGuard.strictByProperty(), tracing);
-                ConversationService conversations = opened.add(new ConversationService(store, writer, SystemPrompt.TEXT, models,
+                ConversationService conversations = opened.add(new ConversationService(store, writer,
+                        SystemPrompt.of(security.web().enabled()), models,
                         identity.id(), timings, clock));
                 conversations.recover();
                 conversations.startMaintenance();

@@ -181,7 +181,7 @@ public final class SkillForgeServer implements AutoCloseable {
             ConfiguredProvider provider = providers.defaultProvider();
             ServerMetrics metrics = started.metrics();
             HttpSecurity httpSecurity = new HttpSecurity(security);
-            return ApiServer.start(host, port, started.statelessLoop(), SystemPrompt.TEXT,
+            return ApiServer.start(host, port, started.statelessLoop(), SystemPrompt.of(security.web().enabled()),
                     new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
                     conversationRoutes, new SkillRoutes(started.skills()),
                     new ApiServer.Observability(started::statelessObserver, metrics::scrape),

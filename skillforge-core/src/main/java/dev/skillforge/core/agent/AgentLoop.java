@@ -174,6 +174,7 @@ public final class AgentLoop {
                 CommandResult result = runSafely(command);
                 commandsRun++;
                 executed.add(new ToolOutputFormat.Executed(command.command(), result.output()));
+                result.sources().forEach(source -> sink.accept(new AgentEvent.Source(iteration, source.url(), source.title())));
                 sink.accept(new AgentEvent.ToolResult(iteration, command.id(), command.command(),
                         ToolOutputFormat.truncate(result.output(), UI_RESULT_CAP), result.exitCode()));
             }

@@ -31,9 +31,10 @@ import java.util.regex.Pattern;
  * @param sandbox      {@code FORGE_SANDBOX} ({@code bwrap} by default, or {@code none}) and
  *                     {@code FORGE_SANDBOX_NETWORK} ({@code 0} by default, or {@code 1})
  * @param connections  {@code FORGE_IDLE_TIMEOUT_SECONDS}, {@code FORGE_MAX_CONNECTIONS_PER_CLIENT}
+ * @param web          {@code FORGE_ALLOW_WEB} ({@code 0} by default, or {@code 1}) and {@code FORGE_WEB_HOSTS}: the {@code web get} command
  */
 public record SecuritySettings(String apiToken, List<String> corsOrigins, AllowedHosts allowedHosts, CommandPolicy commands,
-                               ProcessRunner.Limits limits, SandboxSettings sandbox, ConnectionLimits connections) {
+                               ProcessRunner.Limits limits, SandboxSettings sandbox, ConnectionLimits connections, WebSettings web) {
 
     /** The shortest token accepted: 16 characters, 2^96 and more to guess from a short alphabet. */
     public static final int MIN_TOKEN_LENGTH = 16;
@@ -47,7 +48,7 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
     /** No token, no CORS, no programs (and bubblewrap for any that are allowed later): what a loopback demo runs with. */
     public static SecuritySettings defaults() {
         return new SecuritySettings(null, List.of(), AllowedHosts.loopbackOnly(), CommandPolicy.none(), ProcessRunner.Limits.DEFAULT,
-                SandboxSettings.DEFAULT, ConnectionLimits.DEFAULT);
+                SandboxSettings.DEFAULT, ConnectionLimits.DEFAULT, WebSettings.OFF);
     }
 
     public static SecuritySettings fromEnvironment() {
@@ -82,32 +83,37 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
         SandboxSettings sandbox = new SandboxSettings(SandboxSettings.kind(env.get("FORGE_SANDBOX")),
                 Settings.integer(env, "FORGE_SANDBOX_NETWORK", 0, 0, 1) == 1);
         return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), AllowedHosts.parse(env.get(AllowedHosts.VARIABLE)),
-                commands, limits, sandbox, ConnectionLimits.from(env));
+                commands, limits, sandbox, ConnectionLimits.from(env), WebSettings.from(env));
     }
 
     /** The same settings with another API token ({@code null} for none). */
     public SecuritySettings withApiToken(String token) {
-        return new SecuritySettings(token, corsOrigins, allowedHosts, commands, limits, sandbox, connections);
+        return new SecuritySettings(token, corsOrigins, allowedHosts, commands, limits, sandbox, connections, web);
     }
 
     public SecuritySettings withCommands(CommandPolicy policy, ProcessRunner.Limits commandLimits) {
-        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, policy, commandLimits, sandbox, connections);
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, policy, commandLimits, sandbox, connections, web);
     }
 
     public SecuritySettings withSandbox(SandboxSettings settings) {
-        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, settings, connections);
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, settings, connections, web);
     }
 
     public SecuritySettings withCorsOrigins(List<String> origins) {
-        return new SecuritySettings(apiToken, origins, allowedHosts, commands, limits, sandbox, connections);
+        return new SecuritySettings(apiToken, origins, allowedHosts, commands, limits, sandbox, connections, web);
     }
 
     public SecuritySettings withAllowedHosts(AllowedHosts hosts) {
-        return new SecuritySettings(apiToken, corsOrigins, hosts, commands, limits, sandbox, connections);
+        return new SecuritySettings(apiToken, corsOrigins, hosts, commands, limits, sandbox, connections, web);
+    }
+
+    /** The same settings with another web fetcher setting ({@code web get}). */
+    public SecuritySettings withWeb(WebSettings webSettings) {
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, sandbox, connections, webSettings);
     }
 
     public SecuritySettings withConnections(ConnectionLimits connectionLimits) {
-        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, sandbox, connectionLimits);
+        return new SecuritySettings(apiToken, corsOrigins, allowedHosts, commands, limits, sandbox, connectionLimits, web);
     }
 
     /**

@@ -62,4 +62,19 @@ public final class SystemPrompt {
 
     private SystemPrompt() {
     }
+
+    /** What the system prompt adds when the operator allows {@code web get} (FORGE_ALLOW_WEB=1). */
+    public static final String WEB = """
+
+            # Reading web pages
+
+            <shell>web get URL</shell> fetches a public web page and shows its readable text as Markdown, headed by its \
+            title and address. The result keeps its first 2000 characters; <shell>web get URL 2000</shell> shows the text \
+            from character 2000 on, and so on.
+            """;
+
+    /** The system prompt for new conversations: fixed for each conversation's life, like {@link #TEXT}. */
+    public static String of(boolean web) {
+        return web ? TEXT + WEB : TEXT;
+    }
 }

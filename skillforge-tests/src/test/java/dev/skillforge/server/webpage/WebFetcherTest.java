@@ -1,0 +1,168 @@
+package dev.skillforge.server.webpage;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.skillforge.server.config.WebSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The page fetcher against a page server on 127.0.0.1 (the one place the test switch lets it reach) and the
+ * hostile-URL corpus: every other loopback, private, link-local or odd address, directly or by redirect, is refused;
+ * so are other schemes, user names, giant and slow bodies. The corpus and its results are in SECURITY.md.
+ */
+class WebFetcherTest {
+
+    private HttpServer pages;
+    private int port;
+    private WebFetcher fetcher;
+    /** A port on loopback that the switch does not open (where the server's own API could be). */
+    private int otherPort;
+
+    @BeforeEach
+    void start() throws IOException {
+        pages = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        port = pages.getAddress().getPort();
+        otherPort = port == 65535 ? port - 1 : port + 1;
+        page("/page.html", 200, "text/html; charset=utf-8", "<html><head><title>Cold brew</title></head><body><nav>menu</nav>"
+                + "<article><h1>Cold brew</h1><p>Steep <em>16 hours</em>.</p><script>alert(1)</script></article></body></html>");
+        page("/notes.txt", 200, "text/plain", "plain notes");
+        page("/image.png", 200, "image/png", "PNG");
+        page("/missing", 404, "text/html", "no");
+        redirect("/hop", "/page.html");
+        redirect("/to-other-port", "http://127.0.0.1:" + otherPort + "/healthz");
+        redirect("/to-metadata", "http://169.254.169.254/latest/meta-data/");
+        redirect("/to-ipv6-loopback", "http://[::1]:" + port + "/page.html");
+        redirect("/to-file", "file:///etc/passwd");
+        redirect("/loop", "/loop");
+        pages.createContext("/giant", exchange -> {
+            exchange.getResponseHeaders().add("Content-Type", "text/html");
+            exchange.sendResponseHeaders(200, 0);
+            byte[] chunk = new byte[64 * 1024];
+            java.util.Arrays.fill(chunk, (byte) 'a');
+            try (OutputStream out = exchange.getResponseBody()) {
+                for (int i = 0; i < 64; i++) { // 4 MiB
+                    out.write(chunk);
+                }
+            } catch (IOException closedByTheFetcher) {
+                // expected: it stops reading at its limit
+            }
+        });
+        pages.createContext("/slow", exchange -> {
+            exchange.getResponseHeaders().add("Content-Type", "text/html");
+            exchange.sendResponseHeaders(200, 0);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write("<p>first".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                Thread.sleep(5_000);
+            } catch (IOException | InterruptedException gone) {
+                // the fetcher gave up
+            }
+        });
+        pages.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        pages.start();
+        fetcher = new WebFetcher(WebSettings.forTestsOnLoopbackPort(port), 2);
+    }
+
+    @AfterEach
+    void stop() {
+        fetcher.close();
+        pages.stop(0);
+    }
+
+    private String url(String path) {
+        return "http://127.0.0.1:" + port + path;
+    }
+
+    @Test
+    void readsAPageAsMarkdownWithItsTitleFollowingARedirect() throws Exception {
+        WebFetcher.Page page = fetcher.fetch(url("/hop"));
+
+        assertThat(page.url()).isEqualTo(url("/page.html"));
+        assertThat(page.title()).isEqualTo("Cold brew");
+        assertThat(page.markdown()).isEqualTo("# Cold brew\n\nSteep *16 hours*.");
+        assertThat(fetcher.fetch(url("/notes.txt")).markdown()).isEqualTo("plain notes");
+    }
+
+    @Test
+    void theHostileUrlCorpusIsRefused() {
+        Map<String, String> corpus = new LinkedHashMap<>();
+        corpus.put("file:///etc/passwd", "http and https pages only");
+        corpus.put("ftp://example.com/x", "http and https pages only");
+        corpus.put("javascript:alert(1)", "http and https pages only");
+        corpus.put("http://user:secret@127.0.0.1:" + port + "/page.html", "user names or passwords");
+        corpus.put("http://127.0.0.1:" + otherPort + "/", "loopback");
+        corpus.put("http://localhost:" + otherPort + "/", "loopback");
+        corpus.put("http://[::1]:" + port + "/", "loopback");
+        corpus.put("http://[::ffff:127.0.0.1]:" + otherPort + "/", "loopback");
+        corpus.put("http://[::ffff:169.254.169.254]/", "link-local");
+        corpus.put("http://2130706433:" + otherPort + "/", "");
+        corpus.put("http://0x7f000001:" + otherPort + "/", "");
+        corpus.put("http://0177.0.0.1:" + otherPort + "/", "");
+        corpus.put("http://0.0.0.0:" + otherPort + "/", "unspecified");
+        corpus.put("http://169.254.169.254/latest/meta-data/", "link-local");
+        corpus.put("http://10.0.0.1/", "private");
+        corpus.put("http://172.16.0.1/", "private");
+        corpus.put("http://192.168.1.1/", "private");
+        corpus.put("http://100.64.0.1/", "reserved or shared");
+        corpus.put("http://[fd00::1]/", "unique local");
+        corpus.put("http://[fe80::1]/", "link-local");
+        corpus.put("http://224.0.0.1/", "multicast");
+        corpus.put(url("/to-other-port"), "loopback");
+        corpus.put(url("/to-metadata"), "link-local");
+        corpus.put(url("/to-ipv6-loopback"), "loopback");
+        corpus.put(url("/to-file"), "http and https pages only");
+        corpus.put(url("/loop"), "redirects more than 5 times");
+        corpus.put(url("/giant"), "larger than 2 MiB");
+        corpus.put(url("/slow"), "within 2 s");
+        corpus.put(url("/image.png"), "image/png, not a page web get reads");
+        corpus.put(url("/missing"), "answered HTTP 404");
+        for (var entry : corpus.entrySet()) {
+            assertThatThrownBy(() -> fetcher.fetch(entry.getKey())).as(entry.getKey())
+                    .isInstanceOf(WebFetcher.FetchException.class).hasMessageContaining(entry.getValue());
+        }
+    }
+
+    @Test
+    void theOperatorsHostListLimitsWhatMayBeFetched() {
+        WebFetcher listed = new WebFetcher(new WebSettings(true, List.of("example.com"), port), 2);
+        try {
+            assertThatThrownBy(() -> listed.fetch(url("/page.html"))).hasMessageContaining("not on this server's list");
+            assertThat(new WebSettings(true, List.of("example.com"), 0).allowsHost("docs.example.com")).isTrue();
+            assertThat(new WebSettings(true, List.of("example.com"), 0).allowsHost("badexample.com")).isFalse();
+        } finally {
+            listed.close();
+        }
+    }
+
+    private void page(String path, int status, String type, String body) {
+        pages.createContext(path, exchange -> {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", type);
+            exchange.sendResponseHeaders(status, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+    }
+
+    private void redirect(String path, String location) {
+        pages.createContext(path, exchange -> {
+            exchange.getResponseHeaders().add("Location", location);
+            exchange.sendResponseHeaders(302, -1);
+            exchange.close();
+        });
+    }
+}
