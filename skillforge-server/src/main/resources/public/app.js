@@ -509,6 +509,9 @@ async function refreshConversations() {
 
 /** The list in groups by the last activity (Today, Yesterday, Previous 7 days, Older), newest first. */
 function showConversationList(conversations, query) {
+  if (listEditing) {
+    return; // the rename or confirmation reloads the list when it ends
+  }
   const focusedId = document.activeElement && document.activeElement.closest('.conversation')
     ? document.activeElement.closest('.conversation').dataset.id : null;
   const groups = new Map();
@@ -621,7 +624,11 @@ function iconButton(symbol, label, className) {
   return button;
 }
 
+/** A rename or a delete confirmation is under way in the list: a refresh would throw it away, so refreshes wait for its end. */
+let listEditing = false;
+
 function startRename(li, open, conversation) {
+  listEditing = true;
   const input = element('input', 'rename-input');
   input.value = conversation.title || '';
   input.setAttribute('aria-label', 'New title');
@@ -635,6 +642,7 @@ function startRename(li, open, conversation) {
       return;
     }
     done = true;
+    listEditing = false;
     const title = input.value.trim();
     if (save && title && title !== conversation.title) {
       try {
@@ -671,8 +679,10 @@ function confirmDelete(li, conversation) {
   no.type = 'button';
   box.append(yes, no);
   li.replaceChildren(box);
+  listEditing = true;
   no.focus(); // the safe choice: Enter right after Delete keeps the chat
   const keep = async () => {
+    listEditing = false;
     await refreshConversations();
     const row = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
     (row || ui.input).focus();
@@ -690,10 +700,12 @@ function confirmDelete(li, conversation) {
     try {
       await api.remove(conversation.id);
     } catch (e) {
+      listEditing = false;
       toast(e.status === 409 ? 'A turn is running in that conversation: stop it first.' : 'Could not delete: ' + describe(e));
       refreshConversations();
       return;
     }
+    listEditing = false;
     clearRunCache(conversation.id);
     if (state.id === conversation.id) {
       newChat();
@@ -1100,10 +1112,7 @@ function listenForChanges() {
       return;
     }
     clearTimeout(listTimer);
-    if (!ui.list.querySelector('.rename-input, .confirm')) {
-      // (a rename or a confirmation under way is not thrown away: it reloads the list when done)
-      listTimer = setTimeout(refreshConversations, 100);
-    }
+    listTimer = setTimeout(refreshConversations, 100);
     if (change.id !== state.id || state.run) {
       return; // another chat, or this tab follows the shown one's turn already
     }

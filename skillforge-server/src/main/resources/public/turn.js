@@ -416,9 +416,14 @@ export class TurnView {
       if (pre.closest('.command')) {
         continue; // a command's output has its own Copy button
       }
+      // A bar above the block (its language, Copy): over a block that scrolls sideways, a button would cover the code.
       const code = pre.querySelector('code') || pre;
-      pre.classList.add('has-copy');
-      pre.append(copyButton('Copy this code', () => code.textContent, 'copy-code'));
+      const language = [...code.classList].find(c => c.startsWith('language-'));
+      const block = element('div', 'code-block');
+      const head = element('div', 'code-head', language ? language.slice('language-'.length) : 'code');
+      head.append(copyButton('Copy this code', () => code.textContent, 'copy-code'));
+      pre.replaceWith(block);
+      block.append(head, pre);
     }
     it.content.replaceChildren(fragment);
     this.renderRaw();

@@ -32,7 +32,7 @@ class MessageActionsPageTest extends BrowserTest {
         sendMessage("How do I brew?");
         Locator turn = awaitEnd(turns().first());
 
-        turn.locator(".iteration").nth(1).locator("pre .copy-code").click();
+        turn.locator(".iteration").nth(1).locator(".code-block .copy-code").click();
         assertThat(clipboard()).isEqualTo(CODE + "\n");
         assertThat(turn.locator(".copy-code")).hasText("Copied");
 
