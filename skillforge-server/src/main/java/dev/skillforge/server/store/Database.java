@@ -45,6 +45,8 @@ public final class Database implements AutoCloseable {
 
     static final Duration SQLITE_BUSY_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+    /** A transaction idle this long is its instance frozen: PostgreSQL ends its session (and releases its locks). */
+    private static final Duration FROZEN_TRANSACTION = Duration.ofSeconds(5);
 
     private final HikariDataSource pool;
     private final Dialect dialect;
@@ -133,6 +135,9 @@ public final class Database implements AutoCloseable {
         // Keeps row values (users' text) out of error messages, and so out of logs.
         config.addDataSourceProperty("logServerErrorDetail", "false");
         config.addDataSourceProperty("connectTimeout", Long.toString(CONNECTION_TIMEOUT.toSeconds()));
+        // An instance frozen in the middle of a transaction (paused, cut off) would hold its row locks,
+        // and a take-over of its conversations would wait for it: the database ends such a session instead.
+        config.addDataSourceProperty("options", "-c idle_in_transaction_session_timeout=" + FROZEN_TRANSACTION.toMillis());
         config.setMaximumPoolSize(8);
         return start(config, Dialect.POSTGRESQL, description);
     }
@@ -224,7 +229,15 @@ public final class Database implements AutoCloseable {
 
     /** A connection outside the pool, for a session that stays open (listening for notifications); the caller closes it. */
     Connection dedicatedConnection() throws SQLException {
-        return DriverManager.getConnection(pool.getJdbcUrl(), pool.getUsername(), pool.getPassword());
+        Properties properties = new Properties();
+        properties.putAll(pool.getDataSourceProperties());
+        if (pool.getUsername() != null) {
+            properties.setProperty("user", pool.getUsername());
+        }
+        if (pool.getPassword() != null) {
+            properties.setProperty("password", pool.getPassword());
+        }
+        return DriverManager.getConnection(pool.getJdbcUrl(), properties);
     }
 
     /** Drops a connection whose state is unknown (a failed rollback) instead of giving it back. */

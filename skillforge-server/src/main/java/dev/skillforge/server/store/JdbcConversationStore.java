@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -200,7 +201,11 @@ public final class JdbcConversationStore implements ConversationStore {
         void apply(List<Write> batch) throws SQLException {
             // The lease rows first, in one order for every transaction (as renewals lock them): two
             // batches, or a batch and a renewal, never wait for each other crosswise.
-            List<Write> fencedWrites = new ArrayList<>(batch.stream().filter(w -> w.epoch() != Write.UNFENCED).toList());
+            // (Not those of a conversation this batch creates: its lease row does not exist until the creation.)
+            Set<String> created = new HashSet<>();
+            batch.stream().filter(Write.CreateConversation.class::isInstance).forEach(w -> created.add(w.conversationId()));
+            List<Write> fencedWrites = new ArrayList<>(batch.stream()
+                    .filter(w -> w.epoch() != Write.UNFENCED && !created.contains(w.conversationId())).toList());
             fencedWrites.sort(Comparator.comparing(Write::conversationId).thenComparingLong(Write::epoch));
             for (Write write : fencedWrites) {
                 leaseStillCurrent(write);

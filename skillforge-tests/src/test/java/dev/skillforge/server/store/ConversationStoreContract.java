@@ -699,6 +699,13 @@ abstract class ConversationStoreContract {
 
         assertThat(store().apply(List.of(new AppendEntry(entry("c-1", 0, "first"), CreateConversation.LEASE_EPOCH)))).isEmpty();
         assertThat(store().entries("c-1")).hasSize(1);
+
+        // In the same batch too (the writer batches whatever queued up while the database was slow).
+        assertThat(store().apply(List.of(new CreateConversation(conversation("c-2", 100), "A", 60_000),
+                new AppendEntry(entry("c-2", 0, "first"), CreateConversation.LEASE_EPOCH),
+                new PutTurn(turn("c-2", 0, "running"), CreateConversation.LEASE_EPOCH)))).isEmpty();
+        assertThat(store().entries("c-2")).hasSize(1);
+        assertThat(store().turns("c-2")).hasSize(1);
     }
 
     @Test
