@@ -1095,36 +1095,64 @@ const deletedHere = new Set();
 
 /**
  * Every tab sees what the others (and other clients) change: the list follows, and a turn started
- * elsewhere in the chat shown here is followed as it runs. EventSource reconnects by itself; what was
- * missed meanwhile comes with the list reloaded on reconnect.
+ * elsewhere in the chat shown here is followed as it runs. EventSource reconnects by itself. A hidden
+ * tab closes its stream (a browser allows only six connections to a server over HTTP/1.1, and each
+ * open stream holds one); shown again, it reopens it and catches up with what it missed.
  */
 function listenForChanges() {
   if (!window.EventSource) {
     return;
   }
-  const changes = new EventSource('/api/conversations/changes');
-  changes.addEventListener('open', () => refreshConversations());
-  changes.addEventListener('message', event => {
-    let change;
-    try {
-      change = JSON.parse(event.data);
-    } catch {
-      return;
-    }
-    clearTimeout(listTimer);
-    listTimer = setTimeout(refreshConversations, 100);
-    if (change.id !== state.id || state.run) {
-      return; // another chat, or this tab follows the shown one's turn already
-    }
-    if (change.change === 'running') {
-      openConversation(change.id); // shows it and follows the turn
-    } else if (change.change === 'ended' && ui.turns.querySelector('.turn[data-status="running"]')) {
-      openConversation(change.id);
-    } else if (change.change === 'deleted' && !deletedHere.has(change.id)) {
-      toast('This chat was deleted (in another tab?).');
-      newChat();
+  let changes = null;
+  const open = () => {
+    changes = new EventSource('/api/conversations/changes');
+    changes.addEventListener('open', catchUp);
+    changes.addEventListener('message', event => {
+      let change;
+      try {
+        change = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      onChange(change);
+    });
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (document.hidden && changes) {
+      changes.close();
+      changes = null;
+    } else if (!document.hidden && !changes) {
+      open();
     }
   });
+  if (!document.hidden) {
+    open();
+  }
+}
+
+/** After (re)connecting: the list as it is now, and the shown chat's turn if one runs there that this tab does not follow. */
+async function catchUp() {
+  await refreshConversations();
+  const row = state.id && ui.list.querySelector(`.conversation[data-id="${CSS.escape(state.id)}"]`);
+  if (row && row.dataset.running === 'true' && !state.run) {
+    openConversation(state.id);
+  }
+}
+
+function onChange(change) {
+  clearTimeout(listTimer);
+  listTimer = setTimeout(refreshConversations, 100);
+  if (change.id !== state.id || state.run) {
+    return; // another chat, or this tab follows the shown one's turn already
+  }
+  if (change.change === 'running') {
+    openConversation(change.id); // shows it and follows the turn
+  } else if (change.change === 'ended' && ui.turns.querySelector('.turn[data-status="running"]')) {
+    openConversation(change.id);
+  } else if (change.change === 'deleted' && !deletedHere.has(change.id)) {
+    toast('This chat was deleted (in another tab?).');
+    newChat();
+  }
 }
 
 // ---- start ------------------------------------------------------------------------------------

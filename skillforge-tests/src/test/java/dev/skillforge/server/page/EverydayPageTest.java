@@ -21,6 +21,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class EverydayPageTest extends BrowserTest {
 
+    /** Makes the page hidden (true) or shown (false), as switching tabs does. */
+    static final String VISIBILITY = """
+            hidden => {
+              Object.defineProperty(document, 'hidden', { value: hidden, configurable: true });
+              document.dispatchEvent(new Event('visibilitychange'));
+            }""";
+
     @Test
     void theBoxHasTheFocusWheneverThePersonCanTypeAndTheKeyboardDrivesTheList() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
@@ -222,11 +229,18 @@ class EverydayPageTest extends BrowserTest {
         assertThat(mirrored).hasAttribute("data-status", "complete");
         assertThat(other.locator(".conversation[data-id='" + id + "']")).hasAttribute("data-running", "false");
 
-        // A rename, a new chat and a deletion here show in the other tab's list.
+        // A hidden tab lets its stream go (HTTP/1.1 allows six connections per server) and catches up when shown.
+        other.evaluate(VISIBILITY, true);
         page.locator(".conversation[data-id='" + id + "'] .rename").click();
         page.locator(".rename-input").fill("Counting chat");
         page.locator(".rename-input").press("Enter");
+        assertThat(page.locator(".conversation[data-id='" + id + "'] .conversation-title")).hasText("Counting chat");
+        other.waitForTimeout(600); // a live stream would have brought the change by now
+        assertThat(other.locator(".conversation[data-id='" + id + "'] .conversation-title").textContent()).isEqualTo("Start");
+        other.evaluate(VISIBILITY, false);
         assertThat(other.locator(".conversation[data-id='" + id + "'] .conversation-title")).hasText("Counting chat");
+
+        // A deletion here shows in the other tab.
         page.locator(".conversation[data-id='" + id + "'] .delete").click();
         page.locator(".conversation .confirm-yes").click();
         assertThat(other.locator(".conversation")).hasCount(0);
