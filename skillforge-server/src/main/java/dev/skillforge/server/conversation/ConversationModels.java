@@ -46,6 +46,14 @@ public interface ConversationModels {
         return Optional.empty();
     }
 
+    /**
+     * Why documents of {@code text} (their wrapped text, as the model reads it) cannot be sent to {@code choice}'s model,
+     * or {@code null} when they fit; by default they always do (nothing is known of the model's window).
+     */
+    default String refusalToFit(Choice choice, String text) {
+        return null;
+    }
+
     /** Observes one turn on {@code choice} that starts now (the metrics); by default nothing. */
     default EventSink runObserver(Choice choice) {
         return event -> { };
