@@ -85,6 +85,22 @@ final class ProviderModels implements ConversationModels {
         });
     }
 
+    /**
+     * Attached documents must fit in the share of the context window a context cut keeps ({@link ContextWindow#KEEP_UP_TO}):
+     * more could never be sent whole, and the turn would fail at the provider instead of here, clearly.
+     */
+    @Override
+    public String refusalToFit(Choice choice, String text) {
+        int window = configured(choice).contextWindow();
+        long budget = (long) (ContextWindow.KEEP_UP_TO * window);
+        int tokens = TokenEstimate.count(text);
+        if (tokens <= budget) {
+            return null;
+        }
+        return "The attached documents are about " + tokens + " tokens; " + choice.model() + "'s context window is " + window
+                + " tokens, and documents may take up to " + budget + " of them: attach less, or split it over several messages";
+    }
+
     @Override
     public void expectPrefix(Choice choice, ModelCall prefix) {
         guard(choice).expect(prefix);

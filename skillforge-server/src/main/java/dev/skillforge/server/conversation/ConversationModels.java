@@ -47,6 +47,14 @@ public interface ConversationModels {
     }
 
     /**
+     * Why documents of {@code text} (their wrapped text, as the model reads it) cannot be sent to {@code choice}'s model,
+     * or {@code null} when they fit; by default they always do (nothing is known of the model's window).
+     */
+    default String refusalToFit(Choice choice, String text) {
+        return null;
+    }
+
+    /**
      * Tells {@code choice}'s prefix guard that {@code prefix} is what a fork's requests must extend (what it
      * shares with the conversation it was copied from); by default nothing is checked.
      */

@@ -330,6 +330,7 @@ public final class ConversationService implements AutoCloseable {
             HotConversation conversation = hot.getOrLoad(id);
             ConversationRecord record = conversation.record();
             ConversationModels.Choice choice = new ConversationModels.Choice(record.provider(), record.model());
+            requireFits(choice, documents);
             String title = content.isBlank() ? documents.getFirst().attachment().name() : titleFrom(content);
             Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice), models.runObserver(choice, id, content));
             if (run.isPresent()) {
@@ -337,6 +338,18 @@ public final class ConversationService implements AutoCloseable {
                 return run.get();
             }
             // handed over or deleted meanwhile: load again
+        }
+    }
+
+    private void requireFits(ConversationModels.Choice choice, List<AttachedDocument> documents) {
+        if (documents.isEmpty()) {
+            return;
+        }
+        StringBuilder text = new StringBuilder();
+        documents.forEach(document -> text.append(document.attachment().promptText()));
+        String refusal = models.refusalToFit(choice, text.toString());
+        if (refusal != null) {
+            throw new ConversationException(ConversationException.Kind.TOO_LARGE, refusal);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.provider.gemini.GeminiRequest;
 import dev.skillforge.server.provider.openai.OpenAiChatRequest;
@@ -71,6 +72,27 @@ class PrefixGuardTest {
         assertThat(breaks.getFirst().conversation()).isEqualTo("root/fork2");
         assertThat(breaks.getFirst().messageIndex()).isEqualTo(2);
         assertThat(new ModelCall(SYSTEM, shared, "root/fork1").routingKey()).isEqualTo("root");
+    }
+
+    @Test
+    void aMessageWithAttachmentsIsSentTheSameWayEveryTimeAndAChangedAttachmentIsABreak() throws Exception {
+        PrefixGuard guard = guard(false);
+        Attachment notes = new Attachment("ab", "notes.md", "text/markdown", 9, Attachment.wrap("notes.md", "text/markdown", "# Brew\n"));
+        List<Entry> entries = new ArrayList<>(List.of(new Entry.User("Make a skill", List.of(notes))));
+        call(guard, "c1", entries);
+        entries.add(new Entry.Assistant("Done."));
+        entries.add(new Entry.User("Thanks"));
+        call(guard, "c1", entries);
+        assertThat(breaks).as("the attachment's wrapped text is replayed as it was").isEmpty();
+
+        // The same message, its attachment's stored text changed: the document is part of the prefix.
+        Attachment changed = new Attachment("ab", "notes.md", "text/markdown", 9, Attachment.wrap("notes.md", "text/markdown", "# Brew!\n"));
+        call(guard, "c1", List.of(new Entry.User("Make a skill", List.of(changed)), new Entry.Assistant("Done."), new Entry.User("Thanks"),
+                new Entry.Assistant("Welcome."), new Entry.User("Bye")));
+
+        assertThat(breaks).hasSize(1);
+        assertThat(breaks.getFirst().messageIndex()).isEqualTo(1);
+        assertThat(breaks.getFirst().charOffset()).isEqualTo((USER_JSON_PREFIX + "<document name=\\\"notes.md\\\" type=\\\"text/markdown\\\">\\n# Brew").length());
     }
 
     @Test

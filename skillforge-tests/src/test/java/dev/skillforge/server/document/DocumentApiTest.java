@@ -126,6 +126,24 @@ class DocumentApiTest {
     }
 
     @Test
+    void documentsThatCannotFitTheModelsContextWindowAreRefusedBeforeTheTurn(@TempDir Path data) throws Exception {
+        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("Ok.")), 2048)) {
+            String id = create(server);
+            String words = "grind coarse and steep the coffee for sixteen hours in the fridge then filter it twice\n".repeat(60);
+
+            SseClient.Answer answer = SseClient.postForAnswer(server.url("/api/conversations/" + id + "/messages"),
+                    Json.write(withAttachment("Learn this", "long.txt", "text/plain", base64(words.getBytes(StandardCharsets.UTF_8)))));
+
+            assertThat(answer.status()).isEqualTo(413);
+            assertThat(answer.json().path("error").path("message").asText()).contains("context window is 2048 tokens")
+                    .contains("attach less, or split it");
+            assertThat(server.sim.requests()).isEmpty();
+            assertThat(server.writer.flush(Duration.ofSeconds(5))).isTrue();
+            assertThat(server.database.entries(id)).isEmpty();
+        }
+    }
+
+    @Test
     void deletingAConversationDeletesItsFiles(@TempDir Path data) throws Exception {
         try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("Ok.")))) {
             String id = create(server);
