@@ -452,7 +452,7 @@ class ChatPageTest extends BrowserTest {
         start(new SimScript(SimReply.of("Started from the keyboard.")));
         open("/");
         List<String> reached = new ArrayList<>();
-        for (int i = 0; i < 12; i++) {
+        for (int i = 0; i < 16; i++) {
             page.keyboard().press("Tab");
             reached.add((String) page.evaluate("() => { const e = document.activeElement; "
                     + "return e.id ? '#' + e.id : (e.className ? '.' + e.className.split(' ')[0] : e.tagName); }"));
