@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,6 +26,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
@@ -39,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * OpenAPI 3.1 (swagger-parser) with schemas valid JSON Schema 2020-12 (networknt); every route the server registers is
  * in it (also the sign-in route a token adds); and every documented operation, called as its example says and then
  * wrongly (an unknown id, malformed JSON, a body that is not JSON), answers with a documented status, a documented
- * content type, and a body its schema accepts — turns' event streams event by event.
+ * content type, and a body its schema accepts — turns' event streams event by event, an endless stream up to a first
+ * event the test causes. Path parameters are a real conversation, skill and attached file.
  */
 class OpenApiDriftTest {
 
@@ -47,6 +50,8 @@ class OpenApiDriftTest {
     /** Mounted beside the API's router, not in it: the MCP servlet and the static document itself. */
     private static final Set<String> NOT_ROUTED = Set.of("POST /mcp", "GET /openapi.json");
     private static final String SKILL = "cold-brew";
+    /** Event streams that stay open as long as the client does: read up to their first event, which the test causes. */
+    private static final Set<String> ENDLESS = Set.of("GET /api/conversations/changes");
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final SchemaRegistry SCHEMAS = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
 
@@ -88,20 +93,31 @@ class OpenApiDriftTest {
     @Test
     void everyDocumentedOperationAnswersAsDescribed(@TempDir Path data) throws Exception {
         SimReply answer = SimReply.of("You have ", "one skill.");
-        try (ServerHarness server = new ServerHarness(data, new SimScript(answer, answer, answer, answer))) {
+        try (ServerHarness server = new ServerHarness(data, new SimScript(answer, answer, answer, answer, answer))) {
             JsonNode doc = Json.parse(SseClient.get(server.url("/openapi.json")).body());
             server.skills.save(SKILL, "---\nname: cold-brew\ndescription: Make cold brew.\n---\n# Cold brew\nSteep 16 hours.\n");
             String id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
+            String sha256 = attach(server, id, "notes.md", "# Cold brew\n\nSteep 16 hours.\n");
             List<String> findings = new ArrayList<>();
             for (Operation op : operations(doc)) {
-                String path = op.path().replace("{id}", id).replace("{name}", SKILL);
+                String path = op.path().replace("{id}", id).replace("{name}", SKILL).replace("{sha256}", sha256);
                 JsonNode example = op.node().path("requestBody").path("content").path("application/json").path("example");
                 String accept = op.node().path("responses").path("200").path("content").has("text/event-stream")
                         ? "application/json, text/event-stream" : "*/*";
+                if (ENDLESS.contains(op.method() + " " + op.path())) {
+                    check(doc, op, "until its first event", firstEvent(server, path, accept), null, findings);
+                    continue;
+                }
                 check(doc, op, "as its example says", send(server, op.method(), path, example.isMissingNode() ? null : Json.write(example),
                         "application/json", accept), null, findings);
-                if (op.path().contains("{")) {
-                    String unknown = op.path().replace("{id}", "00000000-0000-4000-8000-000000000000").replace("{name}", "no-such-skill");
+                if (op.method().equals("PUT") && op.path().contains("{name}")) {
+                    // A PUT to a valid new name creates the skill (201, as its example did for an existing one, 200); one to a
+                    // name that cannot be one is refused as an invalid skill.
+                    check(doc, op, "with an invalid name", send(server, op.method(), op.path().replace("{name}", "No-Such-Skill"),
+                            Json.write(example), "application/json", accept), 400, findings);
+                } else if (op.path().contains("{")) {
+                    String unknown = op.path().replace("{id}", "00000000-0000-4000-8000-000000000000").replace("{name}", "no-such-skill")
+                            .replace("{sha256}", sha256);
                     check(doc, op, "with an unknown id", send(server, op.method(), unknown, example.isMissingNode() ? null : Json.write(example),
                             "application/json", accept), 404, findings);
                 }
@@ -110,8 +126,8 @@ class OpenApiDriftTest {
                     check(doc, op, "with a body that is not JSON", send(server, op.method(), path, "hello", "text/plain", accept), 415, findings);
                 }
             }
-            HttpResponse<String> unknownRoute = send(server, "GET", "/api/no-such-endpoint", null, "application/json", "*/*");
-            assertThat(unknownRoute.statusCode()).isEqualTo(404);
+            Answer unknownRoute = send(server, "GET", "/api/no-such-endpoint", null, "application/json", "*/*");
+            assertThat(unknownRoute.status()).isEqualTo(404);
             assertThat(errors(doc, Json.object().put("$ref", "#/components/schemas/Error"), Json.parse(unknownRoute.body()))).isEmpty();
             assertThat(findings).as("answers that differ from /openapi.json").isEmpty();
         }
@@ -132,6 +148,41 @@ class OpenApiDriftTest {
         return all;
     }
 
+    /** Attaches a text file to a message of conversation {@code id} (a turn): the SHA-256 its attachment is stored under. */
+    private static String attach(ServerHarness server, String id, String name, String text) throws Exception {
+        String data = Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+        SseClient.postForEvents(server.url("/api/conversations/" + id + "/messages"), Json.write(Json.object().put("content", "Read this")
+                .set("attachments", Json.MAPPER.createArrayNode().add(Json.object().put("name", name).put("data", data)))));
+        JsonNode attachment = SseClient.get(server.url("/api/conversations/" + id)).json().path("entries").path(0).path("attachments").path(0);
+        assertThat(attachment.path("name").asText()).isEqualTo(name);
+        return attachment.path("sha256").asText();
+    }
+
+    /**
+     * Opens an endless event stream, makes a change it must tell (a new conversation), and answers with what came up to its
+     * first event.
+     */
+    private static Answer firstEvent(ServerHarness server, String path, String accept) throws Exception {
+        HttpResponse<InputStream> stream = HTTP.send(HttpRequest.newBuilder(URI.create(server.url(path))).header("Accept", accept).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        try (SseClient.EventReader reader = new SseClient.EventReader(stream.body())) {
+            String body = "";
+            if (stream.statusCode() == 200) {
+                SseClient.send("POST", server.url("/api/conversations"), "{}");
+                SseClient.Event first = reader.next();
+                body = first == null ? "" : "data: " + Json.write(first.data()) + "\n\n";
+            }
+            return new Answer(stream.statusCode(), stream.headers().firstValue("Content-Type").orElse(""), body);
+        }
+    }
+
+    /** What the checks read of an answer. */
+    private record Answer(int status, String contentType, String body) {
+        static Answer of(HttpResponse<String> response) {
+            return new Answer(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), response.body());
+        }
+    }
+
     private static Set<String> documented(JsonNode doc) {
         Set<String> out = new TreeSet<>();
         doc.path("paths").properties().forEach(path -> path.getValue().properties().forEach(method -> {
@@ -142,7 +193,7 @@ class OpenApiDriftTest {
         return out;
     }
 
-    private static HttpResponse<String> send(ServerHarness server, String method, String path, String body, String type, String accept)
+    private static Answer send(ServerHarness server, String method, String path, String body, String type, String accept)
             throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.url(path))).header("Accept", accept);
         if (body != null) {
@@ -150,14 +201,14 @@ class OpenApiDriftTest {
         } else {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return Answer.of(HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString()));
     }
 
     /** Adds to {@code findings} how the answer differs from the operation's documented responses. */
-    private static void check(JsonNode doc, Operation op, String how, HttpResponse<String> answer, Integer expectedStatus, List<String> findings)
+    private static void check(JsonNode doc, Operation op, String how, Answer answer, Integer expectedStatus, List<String> findings)
             throws Exception {
         String where = op.method() + " " + op.path() + " " + how + ": ";
-        int status = answer.statusCode();
+        int status = answer.status();
         if (expectedStatus != null && status != expectedStatus) {
             findings.add(where + "status " + status + ", expected " + expectedStatus + " (" + answer.body() + ")");
             return;
@@ -176,7 +227,7 @@ class OpenApiDriftTest {
             }
             return;
         }
-        String type = answer.headers().firstValue("Content-Type").orElse("").split(";")[0].strip();
+        String type = answer.contentType().split(";")[0].strip();
         JsonNode media = response.path("content").path(type);
         if (media.isMissingNode()) {
             findings.add(where + "content type " + type + " is not documented for " + status);
