@@ -180,7 +180,7 @@ public final class Main {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             long started = System.nanoTime();
-            log.info("Stopping: running turns end, every write is flushed, leases are given back");
+            log.info("Asked to stop (SIGTERM or Ctrl-C): running turns end, every write is flushed, leases are given back");
             try {
                 resources.close();
                 log.info("Stopped in {} ms", (System.nanoTime() - started) / 1_000_000);

@@ -21,7 +21,7 @@ class ServerLogTest {
         assertThat(events.getLast().type()).isEqualTo("done");
         quiet.stop();
         assertThat(quiet.output()).contains("SkillForge listening on").doesNotContain("[Cache Debug]")
-                .contains("Stopping: no new requests; running turns are stopped and every write is flushed").containsPattern("Stopped in \\d+ ms");
+                .contains("Asked to stop (SIGTERM or Ctrl-C)").contains("Stopping: /readyz says so, no new turns start here").containsPattern("Stopped in \\d+ ms");
 
         ServerProcess debugging = ServerProcess.start("log-cache-debug", data.resolve("debug"), Map.of("FORGE_CACHE_LOG", "debug"));
         SseClient.postForEvents(debugging.url("/api/agent"), SseClient.userMessage("What skills do I have?"));
