@@ -628,28 +628,12 @@ public final class JdbcConversationStore implements ConversationStore {
             for (int from = 0; from < ids.size(); from += IN_LIST_CHUNK) {
                 List<String> chunk = ids.subList(from, Math.min(ids.size(), from + IN_LIST_CHUNK));
                 String in = String.join(", ", Collections.nCopies(chunk.size(), "?"));
-                // An UPDATE locks its rows in the order it finds them: lock them in id order first, the order
-                // a write batch's fencing check takes them in, or the two deadlock (seen in FleetTest).
-                try (PreparedStatement lock = connection.prepareStatement("SELECT conversation_id FROM leases WHERE owner = ?"
-                        + " AND conversation_id IN (" + in + ") ORDER BY " + dialect.inCodePointOrder("conversation_id") + dialect.lockForUpdate())) {
-                    lock.setString(1, owner);
-                    for (int i = 0; i < chunk.size(); i++) {
-                        lock.setString(2 + i, chunk.get(i));
-                    }
-                    lock.executeQuery().close();
-                }
-                try (PreparedStatement extend = connection.prepareStatement(
-                        "UPDATE leases SET expires_at = ? WHERE owner = ? AND conversation_id IN (" + in + ")")) {
-                    extend.setLong(1, expiresAt);
-                    extend.setString(2, owner);
-                    for (int i = 0; i < chunk.size(); i++) {
-                        extend.setString(3 + i, chunk.get(i));
-                    }
-                    extend.executeUpdate();
-                }
-                try (PreparedStatement select = connection.prepareStatement(
-                        "SELECT conversation_id, requested_by FROM leases WHERE owner = ? AND conversation_id IN ("
-                                + in + ")")) {
+                // Read and lock the rows in id order before the UPDATE (which locks them in the order it finds
+                // them): the order a write batch's fencing check takes them in, or the two deadlock (seen in
+                // FleetTest). Locked, the rows read here are the ones the UPDATE extends.
+                try (PreparedStatement select = connection.prepareStatement("SELECT conversation_id, requested_by FROM leases"
+                        + " WHERE owner = ? AND conversation_id IN (" + in + ") ORDER BY "
+                        + dialect.inCodePointOrder("conversation_id") + dialect.lockForUpdate())) {
                     select.setString(1, owner);
                     for (int i = 0; i < chunk.size(); i++) {
                         select.setString(2 + i, chunk.get(i));
@@ -663,6 +647,15 @@ public final class JdbcConversationStore implements ConversationStore {
                             }
                         }
                     }
+                }
+                try (PreparedStatement extend = connection.prepareStatement(
+                        "UPDATE leases SET expires_at = ? WHERE owner = ? AND conversation_id IN (" + in + ")")) {
+                    extend.setLong(1, expiresAt);
+                    extend.setString(2, owner);
+                    for (int i = 0; i < chunk.size(); i++) {
+                        extend.setString(3 + i, chunk.get(i));
+                    }
+                    extend.executeUpdate();
                 }
             }
             return new Renewal(Set.copyOf(held), Set.copyOf(requested));
