@@ -327,6 +327,14 @@ public final class LoadBench {
             heapJson.putObject(name).put("idleBytes", h.idleBytes()).put("activeBytes", h.activeBytes()).put("conversations", h.runs())
                     .put("activeRuns", h.activeRuns()).put("kibPerConversation", h.kibPerConversation());
         });
+        results.forEach(row -> row.forEach((name, r) -> {
+            if (!r.cpuMillisByThreads().isEmpty()) {
+                StringBuilder where = new StringBuilder();
+                r.cpuMillisByThreads().entrySet().stream().limit(8).forEach(e -> where.append(String.format(Locale.ROOT, "  %s %.2f",
+                        e.getKey(), e.getValue() / Math.max(1, r.turns().size()))));
+                System.out.println("CPU ms per turn by thread (" + name + ", " + r.concurrency() + "):" + where);
+            }
+        }));
         results.forEach(row -> row.forEach((name, r) -> r.errors().stream().limit(3)
                 .forEach(error -> System.out.println("error (" + name + ", " + r.concurrency() + "): " + error))));
         Path file = out.resolve("load.json");
@@ -353,7 +361,8 @@ public final class LoadBench {
         ObjectNode node = Json.object().put("turns", r.turns().size()).put("errors", r.errors().size())
                 .put("wallMs", r.wall().toMillis()).put("serverCpuMs", r.serverCpu().toMillis())
                 .put("cpuMsPerTurn", r.cpuMillisPerTurn())
-                .put("idleCpuMs", r.idleCpu().toMillis()).put("cpuMsPerTurnIdleSubtracted", r.marginalCpuMillisPerTurn()).put("peakRssBytes", r.peakRssBytes());
+                .put("idleCpuMs", r.idleCpu().toMillis())
+                .putPOJO("cpuMsByThreads", r.cpuMillisByThreads()).put("cpuMsPerTurnIdleSubtracted", r.marginalCpuMillisPerTurn()).put("peakRssBytes", r.peakRssBytes());
         double[] first = r.firstTextMillis();
         double[] turn = r.turnMillis();
         node.putObject("firstTextMs").put("p50", percentile(first, 50)).put("p99", percentile(first, 99)).put("max", percentile(first, 100));

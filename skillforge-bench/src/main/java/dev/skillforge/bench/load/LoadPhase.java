@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
@@ -25,7 +26,7 @@ final class LoadPhase {
      * {@code peakRssBytes} are 0 when no process was watched.
      */
     record Result(int concurrency, int turnsEach, List<LoadConversation.Turn> turns, List<String> errors,
-                  Duration wall, Duration serverCpu, Duration idleCpu, long peakRssBytes) {
+                  Duration wall, Duration serverCpu, Duration idleCpu, long peakRssBytes, Map<String, Double> cpuMillisByThreads) {
 
         double cpuMillisPerTurn() {
             return turns.isEmpty() ? Double.NaN : serverCpu.toNanos() / 1e6 / turns.size();
@@ -89,6 +90,7 @@ final class LoadPhase {
         AtomicLong peakRss = new AtomicLong();
         Thread sampler = watched == null ? null : Thread.ofVirtual().start(() -> sampleRss(watched, peakRss));
         connected.await();
+        ThreadCpu.Snapshot threadsBefore = watched == null ? null : ThreadCpu.take(watched);
         Duration cpuBefore = cpu(watched);
         long start = System.nanoTime();
         go.countDown();
@@ -97,11 +99,12 @@ final class LoadPhase {
         }
         Duration wall = Duration.ofNanos(System.nanoTime() - start);
         Duration cpuUsed = cpu(watched).minus(cpuBefore);
+        Map<String, Double> byThreads = watched == null ? Map.of() : ThreadCpu.between(threadsBefore, ThreadCpu.take(watched));
         if (sampler != null) {
             sampler.interrupt();
             sampler.join();
         }
-        return new Result(concurrency, turnsEach, List.copyOf(turns), List.copyOf(errors), wall, cpuUsed, idleCpu, peakRss.get());
+        return new Result(concurrency, turnsEach, List.copyOf(turns), List.copyOf(errors), wall, cpuUsed, idleCpu, peakRss.get(), byThreads);
     }
 
     /** The process's user and system CPU time so far (Linux reads it from /proc, in 10 ms ticks). */
