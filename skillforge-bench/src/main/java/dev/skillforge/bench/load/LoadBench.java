@@ -86,7 +86,7 @@ public final class LoadBench {
             if (jfr != null) {
                 Files.createDirectories(jfr);
                 for (Server server : servers.values()) {
-                    jcmd(server, "JFR.start", "name=load", "settings=profile", "filename=" + jfr.resolve("load-" + server.name() + ".jfr"));
+                    jcmd(server, "JFR.start", "name=load", "settings=profile", "jdk.CPUTimeSample#enabled=true", "jdk.CPUTimeSample#throttle=1ms", "filename=" + jfr.resolve("load-" + server.name() + ".jfr"));
                 }
             }
             List<Map<String, LoadPhase.Result>> results = new ArrayList<>();
@@ -95,6 +95,8 @@ public final class LoadBench {
                 row.put("direct", LoadPhase.run(level.concurrency(), level.turns(),
                         i -> new LoadConversation(LoadConversation.Mode.DIRECT, upstream, "direct-" + i), null));
                 for (Map.Entry<String, Server> server : servers.entrySet()) {
+                    // The compiler recompiles what a new level of concurrency profiles differently: once unmeasured first.
+                    phase(server.getValue(), new Level(level.concurrency(), Math.max(1, level.turns() / 3)), "settle" + level.concurrency());
                     row.put(server.getKey(), phase(server.getValue(), level, "c" + level.concurrency()));
                 }
                 results.add(row);

@@ -4,8 +4,6 @@ import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ProviderException;
 
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -16,8 +14,7 @@ import java.util.function.UnaryOperator;
  * and the Gemini clients fail, retry and stop the same way:
  *
  * <ul>
- *   <li>{@link #post}: a JSON POST that asks for an event stream (HTTP/1.1 on plain {@code http}, so
- *       local servers are not asked to upgrade);</li>
+ *   <li>{@link #post}: a JSON POST that asks for an event stream;</li>
  *   <li>{@link #open}: send it and wait for a 2xx answer. A 429 or 5xx answer, or a failed connection,
  *       is tried again as the {@link RetryPolicy} says (honouring {@code Retry-After}); this happens
  *       before any of the body was read, so never after text reached the client. Any other status
@@ -35,15 +32,10 @@ public final class ProviderCalls {
     }
 
     /** A POST of {@code body} (JSON) to {@code endpoint} accepting {@code text/event-stream}; add the credentials. */
-    public static HttpRequest.Builder post(URI endpoint, byte[] body) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint)
+    public static ProviderRequest.Builder post(URI endpoint, byte[] body) {
+        return new ProviderRequest.Builder(endpoint, body)
                 .header("Content-Type", "application/json")
-                .header("Accept", "text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        if ("http".equalsIgnoreCase(endpoint.getScheme())) {
-            builder.version(HttpClient.Version.HTTP_1_1);
-        }
-        return builder;
+                .header("Accept", "text/event-stream");
     }
 
     /**
@@ -55,7 +47,7 @@ public final class ProviderCalls {
      *                           are spent), {@code provider_unreachable}, {@code provider_timeout} or
      *                           {@code cancelled}
      */
-    public static StreamingHttp.Response open(HttpRequest request, StreamingHttp.Timeouts timeouts, RetryPolicy retry,
+    public static StreamingHttp.Response open(ProviderRequest request, StreamingHttp.Timeouts timeouts, RetryPolicy retry,
                                               Cancellation cancellation, UnaryOperator<String> errorMessage) throws ProviderException {
         for (int attempt = 0; ; attempt++) {
             StreamingHttp.Response response;

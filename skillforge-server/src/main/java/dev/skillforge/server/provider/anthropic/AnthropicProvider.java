@@ -8,13 +8,13 @@ import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderCalls;
+import dev.skillforge.server.provider.ProviderRequest;
 import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.SseDataReader;
 import dev.skillforge.server.provider.StreamingHttp;
 
 import java.net.URI;
-import java.net.http.HttpRequest;
 
 /**
  * A streaming client for Anthropic's Messages API: {@code POST {base}/v1/messages} with {@code stream: true},
@@ -80,8 +80,8 @@ public final class AnthropicProvider implements ModelProvider {
         }
     }
 
-    private HttpRequest request(byte[] body) {
-        HttpRequest.Builder builder = ProviderCalls.post(endpoint, body).header("anthropic-version", API_VERSION);
+    private ProviderRequest request(byte[] body) {
+        ProviderRequest.Builder builder = ProviderCalls.post(endpoint, body).header("anthropic-version", API_VERSION);
         if (settings.apiKey() != null && !settings.apiKey().isBlank()) {
             builder.header("x-api-key", settings.apiKey());
         }

@@ -9,6 +9,7 @@ import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderCalls;
+import dev.skillforge.server.provider.ProviderRequest;
 import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.SseDataReader;
@@ -16,7 +17,6 @@ import dev.skillforge.server.provider.StreamingHttp;
 
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -90,8 +90,8 @@ public final class GeminiProvider implements ModelProvider {
         }
     }
 
-    private HttpRequest request(byte[] body) {
-        HttpRequest.Builder builder = ProviderCalls.post(endpoint, body);
+    private ProviderRequest request(byte[] body) {
+        ProviderRequest.Builder builder = ProviderCalls.post(endpoint, body);
         if (settings.apiKey() != null && !settings.apiKey().isBlank()) {
             builder.header("x-goog-api-key", settings.apiKey());
         }

@@ -8,13 +8,13 @@ import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderCalls;
+import dev.skillforge.server.provider.ProviderRequest;
 import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.SseDataReader;
 import dev.skillforge.server.provider.StreamingHttp;
 
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 
 /**
@@ -93,7 +93,9 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
                 break;
             }
         }
-        if (!parser.sawDone()) {
+        if (parser.sawDone()) {
+            response.complete();
+        } else {
             throw new ProviderException("provider_stream_truncated",
                     "The provider stream ended without [DONE]: the answer is incomplete");
         }
@@ -110,8 +112,8 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
         return new ModelReply(parser.replay(), parser.usage(), parser.model(), parser.finishReason());
     }
 
-    private HttpRequest request(byte[] body) {
-        HttpRequest.Builder builder = ProviderCalls.post(endpoint, body);
+    private ProviderRequest request(byte[] body) {
+        ProviderRequest.Builder builder = ProviderCalls.post(endpoint, body);
         if (settings.apiKey() != null && !settings.apiKey().isBlank()) {
             builder.header("Authorization", "Bearer " + settings.apiKey());
         }
