@@ -30,7 +30,7 @@ public final class Main {
                                ./skillforge bench cache [--quick] [--out FILE]
                                ./skillforge bench sandbox [RUNS]
                                ./skillforge bench demo-memory [TURNS]
-                               ./skillforge bench load [--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options OPTS] [--jfr DIR]
+                               ./skillforge bench load [--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options OPTS] [--server-options NAME=OPTS]... [--jfr DIR]
                                ./skillforge bench jmh [JMH ARGS, e.g. -prof gc Chunk]
                           hot-turn  time to first event of a turn on a hot conversation, with and without
                                     100 ms of latency injected into every database call (issue 3)

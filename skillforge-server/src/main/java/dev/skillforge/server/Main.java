@@ -20,7 +20,11 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 
 /** The command line: {@code serve} (the default), {@code mcp} and {@code sim-provider}. */
@@ -44,12 +48,15 @@ public final class Main {
      * with a process that hangs on, serving nothing.
      */
     public static void main(String[] args) {
+        // Jetty otherwise starts the platform MBean server (a third of a second) to learn the size of a reference.
+        System.getProperties().putIfAbsent("org.eclipse.jetty.util.referencesPerCacheLine", "16");
         String command = args.length == 0 ? "serve" : args[0];
         try {
             switch (command) {
                 case "serve" -> serve();
                 case "mcp" -> mcp();
                 case "sim-provider" -> simProvider(args);
+                case "train" -> train();
                 case "help", "--help", "-h" -> System.out.print(USAGE);
                 default -> fail(2, "unknown command '" + command + "'\n" + USAGE);
             }
@@ -64,19 +71,54 @@ public final class Main {
         }
     }
 
-    private static void serve() throws Exception {
-        Settings settings = Settings.fromEnvironment();
-        SecuritySettings security = SecuritySettings.fromEnvironment();
+    /** Starts the server as the settings say. */
+    private static SkillForgeServer start(Settings settings, SecuritySettings security) throws Exception {
         security.checkBinding(settings.host()); // refuses to start before anything is opened
-        SkillForgeServer server = SkillForgeServer.builder(settings.dataDir())
+        // The providers (the demo's simulated one is a server of its own) start while the database opens.
+        CompletableFuture<ProviderRegistry> providers = CompletableFuture.supplyAsync(() -> ProviderFactory.registry(settings),
+                runnable -> Thread.ofPlatform().name("start-providers").start(runnable));
+        JdbcConversationStore database;
+        try {
+            database = openDatabase(settings);
+        } catch (Exception | Error e) {
+            providers.thenAccept(ProviderRegistry::close);
+            throw e;
+        }
+        return SkillForgeServer.builder(settings.dataDir())
                 .address(settings.host(), settings.port())
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
                 .security(security)
                 .tracing(Tracing.fromEnvironment(System.getenv()))
-                .database(openDatabase(settings))
-                .providers(ProviderFactory.registry(settings))
+                .database(database)
+                .providers(started(providers, database))
                 .start();
+    }
+
+    /**
+     * The training run of an ahead-of-time cache ({@code java -XX:AOTCacheOutput=FILE -jar skillforge.jar train}, which
+     * the launcher runs after a build): the server starts as {@code serve} starts it, on a temporary folder with the
+     * simulated provider, takes a conversation's turn and a stateless one and serves the page over real HTTP, and
+     * stops. The JVM then keeps the classes this loaded and linked, and their profiles, for the next starts.
+     */
+    private static void train() throws Exception {
+        Path data = Files.createTempDirectory("skillforge-train");
+        try {
+            Settings settings = Settings.from(Map.of("FORGE_DATA_DIR", data.toString(), "FORGE_PORT", "0", "FORGE_PROVIDER", "sim"));
+            try (SkillForgeServer server = start(settings, SecuritySettings.from(Map.of()))) {
+                TrainingRun.exercise(server.port());
+            }
+        } finally {
+            try (var files = Files.walk(data)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+
+    private static void serve() throws Exception {
+        Settings settings = Settings.fromEnvironment();
+        SecuritySettings security = SecuritySettings.fromEnvironment();
+        SkillForgeServer server = start(settings, security);
         ConfiguredProvider provider = server.providers().defaultProvider();
         log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
                 provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
@@ -94,6 +136,22 @@ public final class Main {
             }
             server.close();
         });
+    }
+
+    /** The providers started in the background, or their failure as it was thrown (the database is closed then). */
+    private static ProviderRegistry started(CompletableFuture<ProviderRegistry> providers, JdbcConversationStore database) {
+        try {
+            return providers.join();
+        } catch (CompletionException e) {
+            database.close();
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            if (e.getCause() instanceof Error failure) {
+                throw failure;
+            }
+            throw e;
+        }
     }
 
     private static JdbcConversationStore openDatabase(Settings settings) throws IOException {

@@ -50,6 +50,7 @@ public final class LoadBench {
         List<Level> levels = DEFAULT_LEVELS;
         Map<String, Path> jars = new LinkedHashMap<>();
         String javaOptions = "";
+        Map<String, String> serverOptions = new LinkedHashMap<>();
         Path jfr = null;
         for (int i = 0; i < args.size(); i++) {
             switch (args.get(i)) {
@@ -59,10 +60,14 @@ public final class LoadBench {
                     jars.put(nameAndJar[0], Path.of(nameAndJar[1]).toAbsolutePath());
                 }
                 case "--java-options" -> javaOptions = args.get(++i);
+                case "--server-options" -> { // NAME='OPTIONS': JVM options for that server alone, after --java-options
+                    String[] nameAndOptions = args.get(++i).split("=", 2);
+                    serverOptions.put(nameAndOptions[0], nameAndOptions[1]);
+                }
                 case "--jfr" -> jfr = Path.of(args.get(++i)).toAbsolutePath();
                 default -> {
                     System.err.println("unknown argument " + args.get(i) + "; usage: ./skillforge bench load "
-                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--jfr DIR]");
+                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--jfr DIR]");
                     return 2;
                 }
             }
@@ -79,7 +84,7 @@ public final class LoadBench {
             Map<String, Server> servers = new LinkedHashMap<>();
             for (Map.Entry<String, Path> jar : jars.entrySet()) {
                 servers.put(jar.getKey(), Server.start(jar.getKey(), jar.getValue(), upstream, data.resolve(jar.getKey()), out,
-                        javaOptions, processes));
+                        (javaOptions + " " + serverOptions.getOrDefault(jar.getKey(), "")).strip(), processes));
             }
             System.out.printf(Locale.ROOT, "load average at start: %s%n", loadAverage());
             warmUp(upstream, servers);
@@ -110,7 +115,11 @@ public final class LoadBench {
             int most = levels.stream().mapToInt(Level::concurrency).max().orElse(100);
             Map<String, HeapPerRun> heap = new LinkedHashMap<>();
             for (Server server : servers.values()) {
-                heap.put(server.name(), heapPerRun(server, most));
+                try {
+                    heap.put(server.name(), heapPerRun(server, most));
+                } catch (IOException e) {
+                    System.out.println(server.name() + ": the heap was not measured: " + e.getMessage());
+                }
             }
             return report(out, levels, results, servers, heap);
         } finally {
@@ -170,13 +179,25 @@ public final class LoadBench {
         return new HeapPerRun(idle, active, runs, Math.min(before, after));
     }
 
+    /** The heap in use after a full collection: the sum of what G1's heap or Serial's and Parallel's generations use. */
     private static long heapAfterGc(Server server) throws IOException, InterruptedException {
         jcmd(server, "GC.run");
-        Matcher used = Pattern.compile("heap\\s+total[^\\n]*?used (\\d+)K").matcher(jcmd(server, "GC.heap_info"));
-        if (!used.find()) {
+        long used = 0;
+        boolean found = false;
+        for (String line : jcmd(server, "GC.heap_info").split("\n")) {
+            if (line.contains("Metaspace") || line.contains("class space")) {
+                break;
+            }
+            Matcher figure = Pattern.compile("(?:heap|generation|DefNew|Tenured|PSYoungGen|ParOldGen)\\s+total[^\\n]*?used (\\d+)K").matcher(line);
+            if (figure.find()) {
+                used += Long.parseLong(figure.group(1)) * 1024;
+                found = true;
+            }
+        }
+        if (!found) {
             throw new IOException("no heap figure from jcmd GC.heap_info");
         }
-        return Long.parseLong(used.group(1)) * 1024;
+        return used;
     }
 
     /** The server's {@code skillforge_active_runs} gauge. */
@@ -241,7 +262,12 @@ public final class LoadBench {
         static Server start(String name, Path jar, int upstream, Path dataDir, Path out, String javaOptions, List<Process> processes)
                 throws IOException, InterruptedException {
             int port = freePort();
-            List<String> command = new ArrayList<>(List.of(java(), "--enable-native-access=ALL-UNNAMED"));
+            List<String> command = new ArrayList<>(List.of(java()));
+            command.addAll(serverJvmOptions());
+            Path aot = jar.resolveSibling("skillforge.aot");
+            if (Files.isRegularFile(aot) && Files.getLastModifiedTime(aot).compareTo(Files.getLastModifiedTime(jar)) >= 0) {
+                command.add("-XX:AOTCache=" + aot); // as the launcher starts it, when this build has its start-up cache
+            }
             if (!javaOptions.isBlank()) {
                 command.addAll(Arrays.asList(javaOptions.strip().split("\\s+")));
             }
@@ -313,6 +339,8 @@ public final class LoadBench {
             line(label, "server CPU per turn ms", columns, row, r -> r == direct ? "—" : String.format(Locale.ROOT, "%.2f", r.cpuMillisPerTurn()));
             line(label, "server CPU per turn, idle subtracted, ms", columns, row, r -> r == direct ? "—"
                     : String.format(Locale.ROOT, "%.2f", r.marginalCpuMillisPerTurn()));
+            line(label, "server CPU per turn without the JIT compiler's threads, ms", columns, row, r -> r == direct ? "—"
+                    : String.format(Locale.ROOT, "%.2f", r.cpuMillisPerTurnWithoutCompiler()));
             line(label, "server CPU per text chunk µs", columns, row, r -> r == direct ? "—"
                     : String.format(Locale.ROOT, "%.0f", r.cpuMillisPerTurn() * 1000 / CHUNKS_PER_TURN));
             line(label, "server peak RSS MB", columns, row, r -> r == direct ? "—" : String.format(Locale.ROOT, "%.0f", r.peakRssBytes() / 1e6));
@@ -362,7 +390,7 @@ public final class LoadBench {
     private static ObjectNode json(LoadPhase.Result r) {
         ObjectNode node = Json.object().put("turns", r.turns().size()).put("errors", r.errors().size())
                 .put("wallMs", r.wall().toMillis()).put("serverCpuMs", r.serverCpu().toMillis())
-                .put("cpuMsPerTurn", r.cpuMillisPerTurn())
+                .put("cpuMsPerTurn", r.cpuMillisPerTurn()).put("cpuMsPerTurnWithoutCompiler", r.cpuMillisPerTurnWithoutCompiler())
                 .put("idleCpuMs", r.idleCpu().toMillis())
                 .putPOJO("cpuMsByThreads", r.cpuMillisByThreads()).put("cpuMsPerTurnIdleSubtracted", r.marginalCpuMillisPerTurn()).put("peakRssBytes", r.peakRssBytes());
         double[] first = r.firstTextMillis();
@@ -394,6 +422,16 @@ public final class LoadBench {
         return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(entry -> entry.endsWith("skillforge.jar")).map(Path::of).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no skillforge.jar on the class path: pass --server NAME=JAR"));
+    }
+
+    /** The options of skillforge-server/jvm.options, which the launcher starts the server with. */
+    private static List<String> serverJvmOptions() throws IOException {
+        Path file = Path.of(System.getProperty("bench.out", "target/bench")).toAbsolutePath().getParent().getParent()
+                .resolve("skillforge-server").resolve("jvm.options");
+        if (!Files.isRegularFile(file)) {
+            return List.of("--enable-native-access=ALL-UNNAMED");
+        }
+        return Files.readAllLines(file).stream().map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
     }
 
     private static String java() {

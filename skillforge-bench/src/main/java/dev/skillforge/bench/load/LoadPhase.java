@@ -38,6 +38,16 @@ final class LoadPhase {
             return turns.isEmpty() ? Double.NaN : Math.max(0, serverCpu.toNanos() / 1e6 - idleMillis) / turns.size();
         }
 
+        /**
+         * CPU per turn less what the JIT compiler's threads spent in the step: the compiler's work fades as a server
+         * runs on (it is still recompiling after a change of load), the turns' own cost does not.
+         */
+        double cpuMillisPerTurnWithoutCompiler() {
+            double compiler = cpuMillisByThreads.entrySet().stream().filter(e -> e.getKey().contains("CompilerThre"))
+                    .mapToDouble(Map.Entry::getValue).sum();
+            return turns.isEmpty() ? Double.NaN : Math.max(0, serverCpu.toNanos() / 1e6 - compiler) / turns.size();
+        }
+
         double[] firstTextMillis() {
             return turns.stream().mapToDouble(turn -> turn.firstTextNanos() / 1e6).toArray();
         }
