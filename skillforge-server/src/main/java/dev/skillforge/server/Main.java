@@ -106,7 +106,8 @@ public final class Main {
         try {
             Settings settings = Settings.from(Map.of("FORGE_DATA_DIR", data.toString(), "FORGE_PORT", "0", "FORGE_PROVIDER", "sim"));
             try (SkillForgeServer server = start(settings, SecuritySettings.from(Map.of()))) {
-                TrainingRun.exercise(server.port());
+                int answered = TrainingRun.exercise(server.port());
+                log.info("Training run: {} requests answered", answered);
             }
         } finally {
             try (var files = Files.walk(data)) {

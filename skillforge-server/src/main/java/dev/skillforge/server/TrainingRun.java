@@ -21,11 +21,14 @@ final class TrainingRun {
     private TrainingRun() {
     }
 
-    static void exercise(int port) throws IOException, InterruptedException {
+    /** @return how many requests were answered (all of them: a refusal throws) */
+    static int exercise(int port) throws IOException, InterruptedException {
         String base = "http://127.0.0.1:" + port;
+        int answered = 0;
         try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
             for (String path : new String[]{"/", "/healthz", "/api/conversations", "/api/skills", "/openapi.json"}) {
                 send(client, HttpRequest.newBuilder(URI.create(base + path)).GET());
+                answered++;
             }
             String message = "{\"messages\":[{\"role\":\"user\",\"content\":\"Learn how to make cold brew coffee\"}]}";
             send(client, post(base + "/api/agent", message));
@@ -37,6 +40,8 @@ final class TrainingRun {
             send(client, post(conversation + "/messages", "{\"content\":\"Learn how to make cold brew coffee\"}"));
             send(client, post(conversation + "/messages", "{\"content\":\"Now list the skills\"}"));
             send(client, HttpRequest.newBuilder(URI.create(conversation)).GET());
+            return answered + 5; // the stateless turn, the new conversation, its two turns, the conversation read back
+
         }
     }
 

@@ -194,7 +194,8 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
     /**
      * A copy of the repository's {@code ./skillforge} in {@code target/launcher-root}, beside the
      * {@code skillforge-server/target/skillforge.jar} it runs: a jar of nothing but a manifest whose
-     * class path is the test JVM's, so the launcher starts the classes under test.
+     * class path is the test JVM's, so the launcher starts the classes under test (with the server's JVM options, and
+     * the start-up cache it trains on its first start).
      */
     private static synchronized Path launcherCopy() throws IOException {
         Path root = Path.of("target", "launcher-root").toAbsolutePath();
@@ -202,6 +203,8 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
         Files.createDirectories(jar.getParent());
         Path launcher = Files.copy(Path.of("..", "skillforge").toAbsolutePath(), root.resolve("skillforge"),
                 StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
+        Files.copy(Path.of("..", "skillforge-server", "jvm.options").toAbsolutePath(), root.resolve("skillforge-server/jvm.options"),
+                StandardCopyOption.REPLACE_EXISTING);
         Manifest manifest = new Manifest();
         Attributes main = manifest.getMainAttributes();
         main.put(Attributes.Name.MANIFEST_VERSION, "1.0");

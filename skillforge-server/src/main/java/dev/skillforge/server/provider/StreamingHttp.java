@@ -69,6 +69,7 @@ public final class StreamingHttp {
         client.setExecutor(threads);
         client.setScheduler(new ScheduledExecutorScheduler("provider-http-scheduler", true));
         client.setConnectTimeout(10_000);
+        client.setIdleTimeout(30_000); // a pooled connection unused this long is closed, before a provider's keep-alive ends it
         client.setFollowRedirects(false);
         client.setMaxConnectionsPerDestination(100_000); // one per concurrent model call, as the JDK client had: no queue
         client.setMaxRequestsQueuedPerDestination(100_000);
