@@ -148,28 +148,29 @@ public final class LoadBench {
      */
     record HeapPerRun(long idleBytes, long activeBytes, int runs, long activeRuns) {
 
-        double kibPerConversation() {
-            return (activeBytes - idleBytes) / 1024.0 / runs;
+        /** What one run going on holds: the growth over the idle heap, over the runs going on when it was measured. */
+        double kibPerActiveRun() {
+            return (activeBytes - idleBytes) / 1024.0 / Math.max(1, activeRuns);
         }
     }
 
     /**
-     * Starts {@code runs} turns at once and, once half of them or more are going on (the server's own
-     * {@code skillforge_active_runs}, read before and after), has the server collect its heap fully and say
-     * what is left in use.
+     * Starts {@code runs} turns at once whose model holds its first text back {@value PacedUpstream#HOLD_MILLIS} ms
+     * (the runs are open, their provider streams too), and once nine in ten of them are going on (the server's own
+     * {@code skillforge_active_runs}, read before and after) has the server collect its heap fully and say what is
+     * left in use: the difference to the idle heap, per run, is what an active run holds (its conversation included).
      */
     private static HeapPerRun heapPerRun(Server server, int runs) throws IOException, InterruptedException {
         long idle = heapAfterGc(server);
         Thread load = Thread.ofVirtual().start(() -> {
             try {
-                phase(server, new Level(runs, 1), "heap");
+                LoadPhase.run(runs, 1, i -> new LoadConversation(LoadConversation.Mode.BY_ID, server.port(), "hold-" + i), null);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
-        // Turns start as their clients get through; on a busy machine not all of them are going on at once.
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (activeRuns(server) < runs / 2 && System.nanoTime() < deadline) {
+        long deadline = System.nanoTime() + Duration.ofMillis(PacedUpstream.HOLD_MILLIS - 1_000).toNanos();
+        while (activeRuns(server) < runs * 9L / 10 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         long before = activeRuns(server);
@@ -352,10 +353,10 @@ public final class LoadBench {
         ObjectNode heapJson = json.putObject("heapAfterFullGc");
         heap.forEach((name, h) -> {
             System.out.printf(Locale.ROOT, "%s: heap in use after a full GC %.1f MB idle, %.1f MB with %d new conversations"
-                            + " (%d runs going on when it ran): %.1f KB per conversation%n",
-                    name, h.idleBytes() / 1e6, h.activeBytes() / 1e6, h.runs(), h.activeRuns(), h.kibPerConversation());
+                            + " taking a turn (%d runs going on when it ran): %.1f KB per active run%n",
+                    name, h.idleBytes() / 1e6, h.activeBytes() / 1e6, h.runs(), h.activeRuns(), h.kibPerActiveRun());
             heapJson.putObject(name).put("idleBytes", h.idleBytes()).put("activeBytes", h.activeBytes()).put("conversations", h.runs())
-                    .put("activeRuns", h.activeRuns()).put("kibPerConversation", h.kibPerConversation());
+                    .put("activeRuns", h.activeRuns()).put("kibPerActiveRun", h.kibPerActiveRun());
         });
         results.forEach(row -> row.forEach((name, r) -> {
             if (!r.cpuMillisByThreads().isEmpty()) {

@@ -29,6 +29,9 @@ public final class PacedUpstream {
     static final String SHELL_OUTPUT = "[Shell Output]";
     /** Every user message of the load client starts with this, so the last one can be told from shell output. */
     static final String USER_MARK = "load-turn ";
+    /** Conversations named {@code hold-…} get their first text {@value #HOLD_MILLIS} ms late: runs held open to be weighed. */
+    static final String HOLD_MARK = " of hold-";
+    static final int HOLD_MILLIS = 8_000;
 
     /** Twenty chunks ending in a command: what the first call of a turn answers. */
     static final List<String> COMMAND_ANSWER = List.of("Let", " me", " look", " at", " the", " skills", " you", " have",
@@ -58,7 +61,7 @@ public final class PacedUpstream {
         boolean afterCommand = body.lastIndexOf(SHELL_OUTPUT) > body.lastIndexOf(USER_MARK);
         List<String> chunks = afterCommand ? TEXT_ANSWER : COMMAND_ANSWER;
         String id = "chatcmpl-paced-" + ids.incrementAndGet();
-        long start = System.nanoTime();
+        long start = System.nanoTime() + (!afterCommand && body.contains(HOLD_MARK) ? 1_000_000L * HOLD_MILLIS : 0);
         ctx.status(200).contentType("text/event-stream");
         ctx.res().setHeader("Cache-Control", "no-cache");
         OutputStream out = ctx.res().getOutputStream();
