@@ -51,6 +51,7 @@ public final class LoadBench {
         Map<String, Path> jars = new LinkedHashMap<>();
         String javaOptions = "";
         Map<String, String> serverOptions = new LinkedHashMap<>();
+        List<String> peers = new ArrayList<>();
         Path jfr = null;
         for (int i = 0; i < args.size(); i++) {
             switch (args.get(i)) {
@@ -65,9 +66,17 @@ public final class LoadBench {
                     serverOptions.put(nameAndOptions[0], nameAndOptions[1]);
                 }
                 case "--jfr" -> jfr = Path.of(args.get(++i)).toAbsolutePath();
+                case "--peer" -> {
+                    String peer = args.get(++i);
+                    if (!peer.equals("langchain4j")) {
+                        System.err.println("unknown peer " + peer + "; the peers: langchain4j");
+                        return 2;
+                    }
+                    peers.add(peer);
+                }
                 default -> {
                     System.err.println("unknown argument " + args.get(i) + "; usage: ./skillforge bench load "
-                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--jfr DIR]");
+                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--peer langchain4j] [--jfr DIR]");
                     return 2;
                 }
             }
@@ -85,6 +94,9 @@ public final class LoadBench {
             for (Map.Entry<String, Path> jar : jars.entrySet()) {
                 servers.put(jar.getKey(), Server.start(jar.getKey(), jar.getValue(), upstream, data.resolve(jar.getKey()), out,
                         (javaOptions + " " + serverOptions.getOrDefault(jar.getKey(), "")).strip(), processes));
+            }
+            for (String peer : peers) {
+                servers.put(peer, Server.startPeer(peer, upstream, out, processes));
             }
             System.out.printf(Locale.ROOT, "load average at start: %s%n", loadAverage());
             warmUp(upstream, servers);
@@ -138,7 +150,8 @@ public final class LoadBench {
 
     private static LoadPhase.Result phase(Server server, Level level, String name) throws InterruptedException {
         return LoadPhase.run(level.concurrency(), level.turns(), i -> new LoadConversation(
-                i % 2 == 0 ? LoadConversation.Mode.BY_ID : LoadConversation.Mode.STATELESS, server.port(), name + "-" + i),
+                i % 2 == 0 && !server.statelessOnly() ? LoadConversation.Mode.BY_ID : LoadConversation.Mode.STATELESS, server.port(),
+                name + "-" + i),
                 server.process().toHandle());
     }
 
@@ -164,7 +177,8 @@ public final class LoadBench {
         long idle = heapAfterGc(server);
         Thread load = Thread.ofVirtual().start(() -> {
             try {
-                LoadPhase.run(runs, 1, i -> new LoadConversation(LoadConversation.Mode.BY_ID, server.port(), "hold-" + i), null);
+                LoadPhase.run(runs, 1, i -> new LoadConversation(server.statelessOnly() ? LoadConversation.Mode.STATELESS
+                        : LoadConversation.Mode.BY_ID, server.port(), "hold-" + i), null);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -258,7 +272,21 @@ public final class LoadBench {
     }
 
     /** A server under test: its process and port, and how long it took to answer its first request. */
-    record Server(String name, Process process, int port, Duration firstAnswer) {
+    /** @param statelessOnly a peer: it has no conversations by id, every conversation is sent whole ({@code /api/agent}) */
+    record Server(String name, Process process, int port, Duration firstAnswer, boolean statelessOnly) {
+
+        /** A peer (see {@link LangChain4jPeer}) in its own JVM with the default options, on the same upstream. */
+        static Server startPeer(String name, int upstream, Path out, List<Process> processes) throws IOException, InterruptedException {
+            long start = System.nanoTime();
+            Process process = new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"), LangChain4jPeer.class.getName(),
+                    "0", "http://127.0.0.1:" + upstream + "/v1").redirectError(out.resolve("load-peer-" + name + ".log").toFile()).start();
+            processes.add(process);
+            int port = upstreamPort(process);
+            Duration firstAnswer = awaitHealthy(process, port, start);
+            System.out.printf(Locale.ROOT, "peer %s (pid %d): first request answered %.0f ms after the process started%n",
+                    name, process.pid(), firstAnswer.toNanos() / 1e6);
+            return new Server(name, process, port, firstAnswer, true);
+        }
 
         static Server start(String name, Path jar, int upstream, Path dataDir, Path out, String javaOptions, List<Process> processes)
                 throws IOException, InterruptedException {
@@ -291,7 +319,7 @@ public final class LoadBench {
             Duration firstAnswer = awaitHealthy(process, port, start);
             System.out.printf(Locale.ROOT, "server %s (pid %d, %s): first request answered %.0f ms after the process started%n",
                     name, process.pid(), jar, firstAnswer.toNanos() / 1e6);
-            return new Server(name, process, port, firstAnswer);
+            return new Server(name, process, port, firstAnswer, false);
         }
 
         private static Duration awaitHealthy(Process process, int port, long start) throws InterruptedException, IOException {
@@ -352,6 +380,10 @@ public final class LoadBench {
                 name, server.firstAnswer().toNanos() / 1e6));
         ObjectNode heapJson = json.putObject("heapAfterFullGc");
         heap.forEach((name, h) -> {
+            if (h.activeRuns() < 0) {
+                System.out.println(name + ": heap per active run not measured (it has no active-runs gauge to wait for)");
+                return;
+            }
             System.out.printf(Locale.ROOT, "%s: heap in use after a full GC %.1f MB idle, %.1f MB with %d new conversations"
                             + " taking a turn (%d runs going on when it ran): %.1f KB per active run%n",
                     name, h.idleBytes() / 1e6, h.activeBytes() / 1e6, h.runs(), h.activeRuns(), h.kibPerActiveRun());
