@@ -380,8 +380,9 @@ public final class LoadBench {
                 name, server.firstAnswer().toNanos() / 1e6));
         ObjectNode heapJson = json.putObject("heapAfterFullGc");
         heap.forEach((name, h) -> {
-            if (h.activeRuns() < 0) {
-                System.out.println(name + ": heap per active run not measured (it has no active-runs gauge to wait for)");
+            if (h.activeRuns() <= 0) {
+                System.out.println(name + ": heap per active run not measured (" + (h.activeRuns() < 0
+                        ? "it has no active-runs gauge to wait for)" : "no run was going on when the heap was collected)"));
                 return;
             }
             System.out.printf(Locale.ROOT, "%s: heap in use after a full GC %.1f MB idle, %.1f MB with %d new conversations"
