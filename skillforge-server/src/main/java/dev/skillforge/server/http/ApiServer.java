@@ -16,6 +16,7 @@ import dev.skillforge.server.run.RunEventLog;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import io.javalin.http.staticfiles.JavalinStaticResourceHandler;
 import io.javalin.http.staticfiles.Location;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,7 +89,10 @@ public final class ApiServer implements AutoCloseable {
         this.providers = List.copyOf(providers);
         this.app = Servers.start(host, port, config -> {
             config.http.prefer405over404 = true;
-            // The chat page (src/main/resources/public) at /, its libraries from WebJars at /webjars/…
+            // The chat page (src/main/resources/public) at /, its libraries from WebJars at /webjars/…, served by
+            // Javalin's own handler: it reads them through the class loader, where Jetty's default mounts the 16,500
+            // entries of the fat jar as a zip file system at start (about 200 ms of a one-second start).
+            config.resourceHandler(new JavalinStaticResourceHandler());
             config.staticFiles.add(files -> {
                 files.hostedPath = "/";
                 files.directory = "/public";
