@@ -128,7 +128,7 @@ public final class LoadBench {
             Map<String, HeapPerRun> heap = new LinkedHashMap<>();
             for (Server server : servers.values()) {
                 try {
-                    heap.put(server.name(), heapPerRun(server, most));
+                    heap.put(server.name(), heapPerRun(server, most, out));
                 } catch (IOException e) {
                     System.out.println(server.name() + ": the heap was not measured: " + e.getMessage());
                 }
@@ -173,8 +173,9 @@ public final class LoadBench {
      * {@code skillforge_active_runs}, read before and after) has the server collect its heap fully and say what is
      * left in use: the difference to the idle heap, per run, is what an active run holds (its conversation included).
      */
-    private static HeapPerRun heapPerRun(Server server, int runs) throws IOException, InterruptedException {
+    private static HeapPerRun heapPerRun(Server server, int runs, Path out) throws IOException, InterruptedException {
         long idle = heapAfterGc(server);
+        Map<String, long[]> idleClasses = ClassHistogram.parse(jcmd(server, "GC.class_histogram"));
         Thread load = Thread.ofVirtual().start(() -> {
             try {
                 LoadPhase.run(runs, 1, i -> new LoadConversation(server.statelessOnly() ? LoadConversation.Mode.STATELESS
@@ -189,7 +190,10 @@ public final class LoadBench {
         }
         long before = activeRuns(server);
         long active = heapAfterGc(server);
+        Map<String, long[]> activeClasses = ClassHistogram.parse(jcmd(server, "GC.class_histogram"));
         long after = activeRuns(server);
+        ClassHistogram.writeGrowth(idleClasses, activeClasses, Math.max(1, Math.min(before, after)),
+                out.resolve("heap-per-run-" + server.name() + ".txt"));
         load.join();
         return new HeapPerRun(idle, active, runs, Math.min(before, after));
     }
