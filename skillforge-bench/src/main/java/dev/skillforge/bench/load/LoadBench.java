@@ -40,6 +40,11 @@ public final class LoadBench {
     /** Text chunks a turn relays: two answers of {@value PacedUpstream#CHUNKS}. */
     private static final int CHUNKS_PER_TURN = 2 * PacedUpstream.CHUNKS;
 
+    /** The most connections a server takes from one address (all of the load is 127.0.0.1). */
+    private static final int MAX_CONNECTIONS = 1000;
+    /** Connections left free for the harness's own requests (metrics) while the heap is weighed. */
+    private static final int HARNESS_CONNECTIONS = 10;
+
     record Level(int concurrency, int turns) {
     }
 
@@ -124,7 +129,7 @@ public final class LoadBench {
                     jcmd(server, "JFR.stop", "name=load");
                 }
             }
-            int most = levels.stream().mapToInt(Level::concurrency).max().orElse(100);
+            int most = Math.min(MAX_CONNECTIONS - HARNESS_CONNECTIONS, levels.stream().mapToInt(Level::concurrency).max().orElse(100));
             Map<String, HeapPerRun> heap = new LinkedHashMap<>();
             for (Server server : servers.values()) {
                 try {
@@ -316,7 +321,7 @@ public final class LoadBench {
             env.put("FORGE_BASE_URL", "http://127.0.0.1:" + upstream + "/v1");
             env.put("FORGE_API_KEY", "sk-load-bench-not-a-real-key");
             env.put("FORGE_MODEL", "paced-1");
-            env.put("FORGE_MAX_CONNECTIONS_PER_CLIENT", "1000"); // every load client is 127.0.0.1
+            env.put("FORGE_MAX_CONNECTIONS_PER_CLIENT", Integer.toString(MAX_CONNECTIONS)); // every load client is 127.0.0.1
             long start = System.nanoTime();
             Process process = builder.start();
             processes.add(process);
