@@ -40,6 +40,8 @@ public final class LoadBench {
     /** Text chunks a turn relays: two answers of {@value PacedUpstream#CHUNKS}. */
     private static final int CHUNKS_PER_TURN = 2 * PacedUpstream.CHUNKS;
 
+    /** The same agent loop written by others: {@link LangChain4jPeer} and {@link AiSdkPeer}. */
+    private static final List<String> PEERS = List.of("langchain4j", "ai-sdk");
     /** The most connections a server takes from one address (all of the load is 127.0.0.1). */
     private static final int MAX_CONNECTIONS = 1000;
     /** Connections left free for the harness's own requests (metrics) while the heap is weighed. */
@@ -73,15 +75,15 @@ public final class LoadBench {
                 case "--jfr" -> jfr = Path.of(args.get(++i)).toAbsolutePath();
                 case "--peer" -> {
                     String peer = args.get(++i);
-                    if (!peer.equals("langchain4j")) {
-                        System.err.println("unknown peer " + peer + "; the peers: langchain4j");
+                    if (!PEERS.contains(peer)) {
+                        System.err.println("unknown peer " + peer + "; the peers: " + String.join(", ", PEERS));
                         return 2;
                     }
                     peers.add(peer);
                 }
                 default -> {
                     System.err.println("unknown argument " + args.get(i) + "; usage: ./skillforge bench load "
-                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--peer langchain4j] [--jfr DIR]");
+                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--peer langchain4j|ai-sdk]... [--jfr DIR]");
                     return 2;
                 }
             }
@@ -280,15 +282,23 @@ public final class LoadBench {
         return Integer.parseInt(line.substring(5));
     }
 
-    /** A server under test: its process and port, and how long it took to answer its first request. */
-    /** @param statelessOnly a peer: it has no conversations by id, every conversation is sent whole ({@code /api/agent}) */
+    /**
+     * A server under test: its process and port, and how long it took to answer its first request.
+     *
+     * @param statelessOnly a peer: it has no conversations by id, every conversation is sent whole ({@code /api/agent})
+     */
     record Server(String name, Process process, int port, Duration firstAnswer, boolean statelessOnly) {
 
-        /** A peer (see {@link LangChain4jPeer}) in its own JVM with the default options, on the same upstream. */
+        /**
+         * A peer on the same upstream: {@link LangChain4jPeer} in its own JVM with the default options, or
+         * {@link AiSdkPeer} in its own Node.
+         */
         static Server startPeer(String name, int upstream, Path out, List<Process> processes) throws IOException, InterruptedException {
+            ProcessBuilder builder = name.equals("ai-sdk") ? AiSdkPeer.process(upstream)
+                    : new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"), LangChain4jPeer.class.getName(),
+                    "0", "http://127.0.0.1:" + upstream + "/v1");
             long start = System.nanoTime();
-            Process process = new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"), LangChain4jPeer.class.getName(),
-                    "0", "http://127.0.0.1:" + upstream + "/v1").redirectError(out.resolve("load-peer-" + name + ".log").toFile()).start();
+            Process process = builder.redirectError(out.resolve("load-peer-" + name + ".log").toFile()).start();
             processes.add(process);
             int port = upstreamPort(process);
             Duration firstAnswer = awaitHealthy(process, port, start);
