@@ -109,7 +109,7 @@ public final class LoadBench {
             warmUp(upstream, servers);
             if (jfr != null) {
                 Files.createDirectories(jfr);
-                for (Server server : servers.values()) {
+                for (Server server : servers.values().stream().filter(Server::jvm).toList()) {
                     jcmd(server, "JFR.start", "name=load", "settings=profile", "jdk.CPUTimeSample#enabled=true", "jdk.CPUTimeSample#throttle=1ms", "filename=" + jfr.resolve("load-" + server.name() + ".jfr"));
                 }
             }
@@ -127,13 +127,13 @@ public final class LoadBench {
                 System.out.printf(Locale.ROOT, "level %d done; load average %s%n", level.concurrency(), loadAverage());
             }
             if (jfr != null) {
-                for (Server server : servers.values()) {
+                for (Server server : servers.values().stream().filter(Server::jvm).toList()) {
                     jcmd(server, "JFR.stop", "name=load");
                 }
             }
             int most = Math.min(MAX_CONNECTIONS - HARNESS_CONNECTIONS, levels.stream().mapToInt(Level::concurrency).max().orElse(100));
             Map<String, HeapPerRun> heap = new LinkedHashMap<>();
-            for (Server server : servers.values()) {
+            for (Server server : servers.values().stream().filter(Server::jvm).toList()) {
                 try {
                     heap.put(server.name(), heapPerRun(server, most, out));
                 } catch (IOException e) {
@@ -286,8 +286,9 @@ public final class LoadBench {
      * A server under test: its process and port, and how long it took to answer its first request.
      *
      * @param statelessOnly a peer: it has no conversations by id, every conversation is sent whole ({@code /api/agent})
+     * @param jvm           a Java process, which {@code jcmd} reaches (for a flight recording and its heap)
      */
-    record Server(String name, Process process, int port, Duration firstAnswer, boolean statelessOnly) {
+    record Server(String name, Process process, int port, Duration firstAnswer, boolean statelessOnly, boolean jvm) {
 
         /**
          * A peer on the same upstream: {@link LangChain4jPeer} in its own JVM with the default options, or
@@ -304,7 +305,7 @@ public final class LoadBench {
             Duration firstAnswer = awaitHealthy(process, port, start);
             System.out.printf(Locale.ROOT, "peer %s (pid %d): first request answered %.0f ms after the process started%n",
                     name, process.pid(), firstAnswer.toNanos() / 1e6);
-            return new Server(name, process, port, firstAnswer, true);
+            return new Server(name, process, port, firstAnswer, true, !name.equals("ai-sdk"));
         }
 
         static Server start(String name, Path jar, int upstream, Path dataDir, Path out, String javaOptions, List<Process> processes)
@@ -338,7 +339,7 @@ public final class LoadBench {
             Duration firstAnswer = awaitHealthy(process, port, start);
             System.out.printf(Locale.ROOT, "server %s (pid %d, %s): first request answered %.0f ms after the process started%n",
                     name, process.pid(), jar, firstAnswer.toNanos() / 1e6);
-            return new Server(name, process, port, firstAnswer, false);
+            return new Server(name, process, port, firstAnswer, false, true);
         }
 
         private static Duration awaitHealthy(Process process, int port, long start) throws InterruptedException, IOException {
