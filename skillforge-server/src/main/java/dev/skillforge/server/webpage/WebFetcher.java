@@ -171,9 +171,20 @@ public final class WebFetcher implements AutoCloseable {
             }
             return bytes;
         } catch (IOException e) {
-            throw new FetchException(System.nanoTime() - deadline > 0 ? uri + " did not arrive within " + timeoutSeconds + " s"
-                    : "Could not read " + uri + ": " + reason(e));
+            // The request's own total timeout (a TimeoutException underneath) may fire a millisecond before the
+            // deadline by this clock: it is the same limit, said the same way.
+            throw new FetchException(System.nanoTime() - deadline > 0 || causedByTimeout(e)
+                    ? uri + " did not arrive within " + timeoutSeconds + " s" : "Could not read " + uri + ": " + reason(e));
         }
+    }
+
+    private static boolean causedByTimeout(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof TimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The address, if web get may fetch it: http(s), no user name, a host on the list (the addresses are checked on connecting). */
