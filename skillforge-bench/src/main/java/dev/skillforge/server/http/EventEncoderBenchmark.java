@@ -13,13 +13,16 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One {@code text} event encoded into the bytes of its SSE frame (issue 14): as the follower does it now
- * (the streaming generator into a reused buffer) and as it did before (a tree, a string, a builder, bytes).
+ * ({@link SseFrames}: the streaming generator into reused characters, encoded into reused bytes), as it did before
+ * that (the generator into a string buffer, a string, bytes) and at first (a tree, a string, a builder, bytes).
  * In this package because the encoder is package-private. Run with {@code ./skillforge bench jmh}.
  */
 @State(Scope.Thread)
@@ -31,11 +34,22 @@ import java.util.concurrent.TimeUnit;
 public class EventEncoderBenchmark {
 
     private final AgentEvent event = new AgentEvent.Text(0, " skills");
+    private final SseFrames frames = new SseFrames();
     private final StringWriter batch = new StringWriter(1024);
+    /** Takes the bytes as the response would, keeping their count so that nothing is optimised away. */
+    private final CountingSink sink = new CountingSink();
     private long id;
 
     @Benchmark
-    public byte[] encoder() {
+    public long encoder() throws IOException {
+        frames.add(++id, event);
+        frames.sendTo(sink);
+        return sink.count;
+    }
+
+    /** As the follower wrote before: the generator into a string buffer, then a string, then its bytes. */
+    @Benchmark
+    public byte[] stringBefore() {
         StringBuffer text = batch.getBuffer();
         text.setLength(0);
         text.append("id: ").append(++id).append("\ndata: ");
@@ -54,5 +68,19 @@ public class EventEncoderBenchmark {
         StringBuilder frame = new StringBuilder();
         frame.append("id: ").append(++id).append("\ndata: ").append(Json.write(json)).append("\n\n");
         return frame.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static final class CountingSink extends OutputStream {
+        long count;
+
+        @Override
+        public void write(int b) {
+            count++;
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) {
+            count += length + bytes[offset];
+        }
     }
 }

@@ -8,7 +8,6 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -30,8 +29,8 @@ final class SseWriter {
     private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.UTF_8);
 
     private final OutputStream out;
-    /** The text of one write, kept for the next one: a follower grows no new buffer per event. */
-    private final StringWriter batch = new StringWriter(1024);
+    /** The frames of one write, its buffers kept for the next one: a follower makes no new buffer per event. */
+    private final SseFrames batch = new SseFrames();
 
     public SseWriter(HttpServletResponse response) throws IOException {
         response.setStatus(200);
@@ -61,16 +60,12 @@ final class SseWriter {
                 }
                 continue;
             }
-            // Every frame ready now goes out in one write and one flush, each event's JSON written straight into the batch.
-            StringBuffer text = batch.getBuffer();
-            text.setLength(0);
+            // Every frame ready now goes out in one write and one flush, each event encoded straight into the batch's bytes.
             for (RunEventLog.Frame frame : frames) {
-                text.append("id: ").append(frame.id()).append("\ndata: ");
-                EventJson.write(frame.event(), batch);
-                text.append("\n\n");
+                batch.add(frame.id(), frame.event());
                 last = frame.id();
             }
-            if (!write(text.toString().getBytes(StandardCharsets.UTF_8))) {
+            if (!send(batch)) {
                 return false;
             }
         }
@@ -110,6 +105,16 @@ final class SseWriter {
             if (!write(bytes)) {
                 return;
             }
+        }
+    }
+
+    private boolean send(SseFrames frames) {
+        try {
+            frames.sendTo(out);
+            out.flush();
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
