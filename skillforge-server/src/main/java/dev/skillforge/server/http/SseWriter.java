@@ -65,7 +65,7 @@ final class SseWriter {
                 batch.add(frame.id(), frame.event());
                 last = frame.id();
             }
-            if (!send(batch)) {
+            if (!send(batch::sendTo)) {
                 return false;
             }
         }
@@ -108,9 +108,14 @@ final class SseWriter {
         }
     }
 
-    private boolean send(SseFrames frames) {
+    private boolean write(byte[] bytes) {
+        return send(out -> out.write(bytes));
+    }
+
+    /** Writes and flushes; false when the client is gone (the write failed). */
+    private boolean send(Output output) {
         try {
-            frames.sendTo(out);
+            output.writeTo(out);
             out.flush();
             return true;
         } catch (IOException | RuntimeException e) {
@@ -118,13 +123,7 @@ final class SseWriter {
         }
     }
 
-    private boolean write(byte[] bytes) {
-        try {
-            out.write(bytes);
-            out.flush();
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
+    private interface Output {
+        void writeTo(OutputStream out) throws IOException;
     }
 }
