@@ -20,6 +20,8 @@ import java.util.Arrays;
  */
 final class SseFrames extends Writer {
 
+    private static final String FRAME_END = "\n\n";
+
     private final CharsetEncoder utf8 = StandardCharsets.UTF_8.newEncoder()
             .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
     private char[] chars = new char[1024];
@@ -30,11 +32,16 @@ final class SseFrames extends Writer {
 
     /** Appends the frame of event {@code id}. */
     void add(long id, AgentEvent event) {
-        append("id: ");
-        appendDigits(id);
-        append("\ndata: ");
+        startFrame(id);
         EventJson.write(event, this);
-        append("\n\n");
+        put(FRAME_END);
+    }
+
+    /** Appends the frame of event {@code id} whose JSON is already written (a turn another instance runs). */
+    void add(long id, String json) {
+        startFrame(id);
+        put(json);
+        put(FRAME_END);
     }
 
     /** Sends the frames added since the last send, in one write, and starts over. */
@@ -73,13 +80,6 @@ final class SseFrames extends Writer {
     }
 
     @Override
-    public SseFrames append(CharSequence text) {
-        String s = String.valueOf(text);
-        write(s, 0, s.length());
-        return this;
-    }
-
-    @Override
     public void flush() {
     }
 
@@ -88,8 +88,18 @@ final class SseFrames extends Writer {
     public void close() {
     }
 
+    private void startFrame(long id) {
+        put("id: ");
+        writeDigits(id);
+        put("\ndata: ");
+    }
+
+    private void put(String text) {
+        write(text, 0, text.length());
+    }
+
     /** A frame id's decimal digits, with no string made for them. */
-    private void appendDigits(long id) {
+    private void writeDigits(long id) {
         int digits = 1;
         for (long rest = id / 10; rest != 0; rest /= 10) {
             digits++;

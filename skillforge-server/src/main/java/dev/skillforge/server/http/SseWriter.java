@@ -83,11 +83,10 @@ final class SseWriter {
             if (frames.isEmpty()) {
                 return true;
             }
-            StringBuilder batch = new StringBuilder();
             for (RemoteRun.Frame frame : frames.get()) {
-                batch.append("id: ").append(frame.id()).append("\ndata: ").append(frame.json()).append("\n\n");
+                batch.add(frame.id(), frame.json());
             }
-            if (!write(batch.isEmpty() ? PING : batch.toString().getBytes(StandardCharsets.UTF_8))) {
+            if (!(frames.get().isEmpty() ? write(PING) : send(batch::sendTo))) {
                 return false;
             }
         }

@@ -27,6 +27,17 @@ class SseFramesTest {
     }
 
     @Test
+    void aFrameOfJsonAnotherInstanceWroteIsFramedTheSameWay() throws Exception {
+        frames.add(3, "{\"type\":\"text\",\"iteration\":0,\"content\":\"\u00e9\"}");
+        frames.add(4, new AgentEvent.Text(0, "\u00e9"));
+        frames.sendTo(sent);
+
+        String[] sentFrames = sent.toString(StandardCharsets.UTF_8).split("\n\n");
+        assertThat(sentFrames).hasSize(2);
+        assertThat(sentFrames[0].replace("id: 3", "id: 4")).isEqualTo(sentFrames[1]);
+    }
+
+    @Test
     void frameIdsAreWrittenInDecimalWhateverTheirLength() throws Exception {
         for (long id : new long[]{0, 9, 10, 1234567890123L, Long.MAX_VALUE}) {
             frames.add(id, new AgentEvent.IterationEnd(0, true));
