@@ -107,9 +107,10 @@ public final class LoadBench {
             }
             System.out.printf(Locale.ROOT, "load average at start: %s%n", loadAverage());
             warmUp(upstream, servers);
+            List<Server> jvms = servers.values().stream().filter(Server::jvm).toList(); // what jcmd reaches
             if (jfr != null) {
                 Files.createDirectories(jfr);
-                for (Server server : servers.values().stream().filter(Server::jvm).toList()) {
+                for (Server server : jvms) {
                     jcmd(server, "JFR.start", "name=load", "settings=profile", "jdk.CPUTimeSample#enabled=true", "jdk.CPUTimeSample#throttle=1ms", "filename=" + jfr.resolve("load-" + server.name() + ".jfr"));
                 }
             }
@@ -127,13 +128,13 @@ public final class LoadBench {
                 System.out.printf(Locale.ROOT, "level %d done; load average %s%n", level.concurrency(), loadAverage());
             }
             if (jfr != null) {
-                for (Server server : servers.values().stream().filter(Server::jvm).toList()) {
+                for (Server server : jvms) {
                     jcmd(server, "JFR.stop", "name=load");
                 }
             }
             int most = Math.min(MAX_CONNECTIONS - HARNESS_CONNECTIONS, levels.stream().mapToInt(Level::concurrency).max().orElse(100));
             Map<String, HeapPerRun> heap = new LinkedHashMap<>();
-            for (Server server : servers.values().stream().filter(Server::jvm).toList()) {
+            for (Server server : jvms) {
                 try {
                     heap.put(server.name(), heapPerRun(server, most, out));
                 } catch (IOException e) {
@@ -143,11 +144,7 @@ public final class LoadBench {
             return report(out, levels, results, servers, heap);
         } finally {
             for (Process process : processes) {
-                process.destroy(); // SIGTERM: a server's shutdown hook runs (and a flight recording is written)
-                if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    process.waitFor();
-                }
+                stop(process);
             }
             try (var files = Files.walk(data)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
@@ -171,6 +168,14 @@ public final class LoadBench {
         /** What one run going on holds: the growth over the idle heap, over the runs going on when it was measured. */
         double kibPerActiveRun() {
             return (activeBytes - idleBytes) / 1024.0 / Math.max(1, activeRuns);
+        }
+    }
+
+    /** SIGTERM, so that a server's shutdown hook runs (and a flight recording is written); killed after 30 s. */
+    private static void stop(Process process) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
         }
     }
 
@@ -372,10 +377,7 @@ public final class LoadBench {
                             answers.getLast().toNanos() / 1e6);
                     return new Started(started.process(), started.port(), answers.get(STARTS / 2));
                 }
-                started.process().destroy();
-                if (!started.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                    started.process().destroyForcibly().waitFor();
-                }
+                stop(started.process());
             }
         }
 
