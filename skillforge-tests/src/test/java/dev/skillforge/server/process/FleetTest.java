@@ -25,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -248,6 +249,8 @@ class FleetTest {
         AtomicBoolean going = new AtomicBoolean(true);
         List<String> failures = new CopyOnWriteArrayList<>();
         AtomicInteger completed = new AtomicInteger();
+        // Turns completed by each instance ("127.0.0.1:PORT", the last address the balancer tried).
+        Map<String, AtomicInteger> completedBy = new ConcurrentHashMap<>();
         List<Thread> clients = new ArrayList<>();
         for (int client = 0; client < 3; client++) {
             String id = ForgeClient.create(nginx);
@@ -267,6 +270,8 @@ class FleetTest {
                             failures.add(message + " on " + stream.header(Nginx.UPSTREAM_HEADER) + ": ended with "
                                     + (last == null ? "nothing" : Json.write(last.event().data())));
                         } else {
+                            String[] tried = stream.header(Nginx.UPSTREAM_HEADER).split(",\\s*");
+                            completedBy.computeIfAbsent(tried[tried.length - 1], a -> new AtomicInteger()).incrementAndGet();
                             completed.incrementAndGet();
                         }
                     } catch (Exception e) {
@@ -285,8 +290,17 @@ class FleetTest {
             if (servers[i].output().contains("running turns to finish")) {
                 stoppedMidTurn++;
             }
+            String restarted = "127.0.0.1:" + servers[i].port();
+            int answeredBefore = completedBy.computeIfAbsent(restarted, a -> new AtomicInteger()).get();
             servers[i] = start(i);
-            while (completed.get() < before + 3) { // traffic goes on between the restarts
+            // Traffic goes on between the restarts, and the next instance stops only once the restarted one answers
+            // turns again, as an operator's rolling restart waits for it: the balancer keeps an instance it could not
+            // reach out of rotation for its fail_timeout (2 s), and an instance back within a second would otherwise
+            // let the restarts run into each other until no instance is in rotation.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (completed.get() < before + 3 || completedBy.get(restarted).get() == answeredBefore) {
+                assertThat(System.nanoTime()).as("instance %d (%s) answers turns again after its restart", i, restarted)
+                        .isLessThan(deadline);
                 Thread.sleep(50);
             }
         }
