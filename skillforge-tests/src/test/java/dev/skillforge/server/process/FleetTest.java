@@ -199,6 +199,7 @@ class FleetTest {
                 .containsExactly("interrupted", "complete");
 
         assertDone(ForgeClient.turn(paused, id, "back on the resumed instance"), "complete");
+        awaitStoredEntries(id, 5); // the answer is written off the request path: the client can see it first
         assertThat(Stored.read(id).contents).endsWith("back on the resumed instance", "Back.");
         assertThat(paused.output()).contains("lease (epoch");
     }
