@@ -1121,6 +1121,7 @@ function listenForChanges() {
     if (document.hidden && changes) {
       changes.close();
       changes = null;
+      clearTimeout(listTimer); // a change that came just before: caught up with the rest when shown
     } else if (!document.hidden && !changes) {
       open();
     }
