@@ -169,9 +169,10 @@ public final class JdbcConversationStore implements ConversationStore {
         WriteValidation.requireStorable(batch);
         String what = batch.size() == 1 ? "apply 1 write" : "apply " + batch.size() + " writes";
         BatchApplier applier = inWriteTransaction(what, connection -> {
-            BatchApplier batchApplier = new BatchApplier(connection);
-            batchApplier.apply(batch);
-            return batchApplier;
+            try (BatchApplier batchApplier = new BatchApplier(connection)) {
+                batchApplier.apply(batch);
+                return batchApplier;
+            }
         });
         applier.skipped.forEach((conversationId, count) -> LOG.warn(
                 "Skipped {} write(s) for conversation {}: it does not exist (deleted, or never created)",
@@ -181,10 +182,15 @@ public final class JdbcConversationStore implements ConversationStore {
         return Set.copyOf(applier.fenced);
     }
 
-    /** Applies one batch on one connection inside the caller's transaction. */
-    private final class BatchApplier {
+    /**
+     * Applies one batch on one connection inside the caller's transaction. Each statement is prepared once per
+     * batch and closed with it: a batch touches many conversations with the same few statements, and sqlite-jdbc
+     * (unlike PostgreSQL's driver) keeps no statement cache of its own.
+     */
+    private final class BatchApplier implements AutoCloseable {
 
         private final Connection connection;
+        private final Map<String, PreparedStatement> statements = new HashMap<>();
         /** Whether each conversation seen so far exists, as of this transaction. */
         private final Map<String, Boolean> exists = new HashMap<>();
         /** Writes skipped because their conversation does not exist, per conversation. */
@@ -196,6 +202,36 @@ public final class JdbcConversationStore implements ConversationStore {
 
         BatchApplier(Connection connection) {
             this.connection = connection;
+        }
+
+        /** The statement for {@code sql}, prepared on the first use in this batch; its parameters are all set anew by each use. */
+        private PreparedStatement statement(String sql) throws SQLException {
+            PreparedStatement statement = statements.get(sql);
+            if (statement == null) {
+                statement = connection.prepareStatement(sql);
+                statements.put(sql, statement);
+            }
+            return statement;
+        }
+
+        @Override
+        public void close() throws SQLException {
+            SQLException failure = null;
+            for (PreparedStatement statement : statements.values()) {
+                try {
+                    statement.close();
+                } catch (SQLException e) {
+                    if (failure == null) {
+                        failure = e;
+                    } else {
+                        failure.addSuppressed(e);
+                    }
+                }
+            }
+            statements.clear();
+            if (failure != null) {
+                throw failure;
+            }
         }
 
         void apply(List<Write> batch) throws SQLException {
@@ -245,27 +281,25 @@ public final class JdbcConversationStore implements ConversationStore {
         }
 
         private void insertCreatorLease(Write.CreateConversation create) throws SQLException {
-            try (PreparedStatement insert = connection.prepareStatement(INSERT_CREATOR_LEASE)) {
-                insert.setString(1, create.conversationId());
-                insert.setString(2, create.leaseOwner());
-                insert.setLong(3, create.leaseExpiresAtMillis());
-                insert.executeUpdate();
-            }
+            PreparedStatement insert = statement(INSERT_CREATOR_LEASE);
+            insert.setString(1, create.conversationId());
+            insert.setString(2, create.leaseOwner());
+            insert.setLong(3, create.leaseExpiresAtMillis());
+            insert.executeUpdate();
         }
 
         private void createConversation(ConversationRecord conversation) throws SQLException {
-            try (PreparedStatement insert = connection.prepareStatement(INSERT_CONVERSATION)) {
-                insert.setString(1, conversation.id());
-                insert.setString(2, conversation.title());
-                insert.setString(3, conversation.systemPrompt());
-                insert.setString(4, conversation.provider());
-                insert.setString(5, conversation.model());
-                insert.setLong(6, conversation.createdAtMillis());
-                insert.setLong(7, conversation.updatedAtMillis());
-                insert.setString(8, conversation.forkedFrom());
-                insert.setString(9, conversation.cacheKey().equals(conversation.id()) ? null : conversation.cacheKey());
-                insert.executeUpdate();
-            }
+            PreparedStatement insert = statement(INSERT_CONVERSATION);
+            insert.setString(1, conversation.id());
+            insert.setString(2, conversation.title());
+            insert.setString(3, conversation.systemPrompt());
+            insert.setString(4, conversation.provider());
+            insert.setString(5, conversation.model());
+            insert.setLong(6, conversation.createdAtMillis());
+            insert.setLong(7, conversation.updatedAtMillis());
+            insert.setString(8, conversation.forkedFrom());
+            insert.setString(9, conversation.cacheKey().equals(conversation.id()) ? null : conversation.cacheKey());
+            insert.executeUpdate();
             exists.put(conversation.id(), true);
         }
 
@@ -295,41 +329,39 @@ public final class JdbcConversationStore implements ConversationStore {
             }
             insertAttachments(withAttachments);
             Map<String, Long> newestInserted = new LinkedHashMap<>();
-            try (PreparedStatement insert = connection.prepareStatement(INSERT_ENTRY)) {
-                for (int i = 0; i < entries.size(); i++) {
+            PreparedStatement insert = statement(INSERT_ENTRY);
+            for (int i = 0; i < entries.size(); i++) {
+                StoredEntry entry = entries.get(i);
+                insert.setString(1, entry.conversationId());
+                insert.setInt(2, entry.seq());
+                insert.setInt(3, entry.turn());
+                insert.setString(4, entry.kind());
+                insert.setString(5, entry.content());
+                insert.setString(6, entry.replayFormat());
+                insert.setString(7, entry.replayData());
+                insert.setLong(8, entry.createdAtMillis());
+                setEpoch(insert, 9, epochs.get(i));
+                insert.addBatch();
+            }
+            int[] counts = insert.executeBatch();
+            for (int i = 0; i < entries.size(); i++) {
+                // 0 = the seq existed and the write was ignored; SUCCESS_NO_INFO counts as inserted.
+                if (i >= counts.length || counts[i] != 0) {
                     StoredEntry entry = entries.get(i);
-                    insert.setString(1, entry.conversationId());
-                    insert.setInt(2, entry.seq());
-                    insert.setInt(3, entry.turn());
-                    insert.setString(4, entry.kind());
-                    insert.setString(5, entry.content());
-                    insert.setString(6, entry.replayFormat());
-                    insert.setString(7, entry.replayData());
-                    insert.setLong(8, entry.createdAtMillis());
-                    setEpoch(insert, 9, epochs.get(i));
-                    insert.addBatch();
-                }
-                int[] counts = insert.executeBatch();
-                for (int i = 0; i < entries.size(); i++) {
-                    // 0 = the seq existed and the write was ignored; SUCCESS_NO_INFO counts as inserted.
-                    if (i >= counts.length || counts[i] != 0) {
-                        StoredEntry entry = entries.get(i);
-                        newestInserted.merge(entry.conversationId(), entry.createdAtMillis(), Math::max);
-                    }
+                    newestInserted.merge(entry.conversationId(), entry.createdAtMillis(), Math::max);
                 }
             }
             if (newestInserted.isEmpty()) {
                 return;
             }
-            try (PreparedStatement move = connection.prepareStatement(MOVE_UPDATED_AT)) {
-                for (Map.Entry<String, Long> newest : newestInserted.entrySet()) {
-                    move.setLong(1, newest.getValue());
-                    move.setString(2, newest.getKey());
-                    move.setLong(3, newest.getValue());
-                    move.addBatch();
-                }
-                move.executeBatch();
+            PreparedStatement move = statement(MOVE_UPDATED_AT);
+            for (Map.Entry<String, Long> newest : newestInserted.entrySet()) {
+                move.setLong(1, newest.getValue());
+                move.setString(2, newest.getKey());
+                move.setLong(3, newest.getValue());
+                move.addBatch();
             }
+            move.executeBatch();
         }
 
         /** The files (each once per conversation) and the references of entries that bring attachments. */
@@ -337,33 +369,32 @@ public final class JdbcConversationStore implements ConversationStore {
             if (appends.isEmpty()) {
                 return;
             }
-            try (PreparedStatement file = connection.prepareStatement(INSERT_FILE);
-                 PreparedStatement reference = connection.prepareStatement(INSERT_ATTACHMENT)) {
-                for (Write.AppendEntry append : appends) {
-                    StoredEntry entry = append.entry();
-                    for (AttachmentFile attached : append.files()) {
-                        file.setString(1, entry.conversationId());
-                        file.setString(2, attached.sha256());
-                        file.setLong(3, attached.data().length);
-                        file.setBytes(4, attached.data());
-                        file.addBatch();
-                    }
-                    for (int position = 0; position < entry.attachments().size(); position++) {
-                        Attachment attachment = entry.attachments().get(position);
-                        reference.setString(1, entry.conversationId());
-                        reference.setInt(2, entry.seq());
-                        reference.setInt(3, position);
-                        reference.setString(4, attachment.sha256());
-                        reference.setString(5, attachment.name());
-                        reference.setString(6, attachment.mediaType());
-                        reference.setLong(7, attachment.size());
-                        reference.setString(8, attachment.promptText());
-                        reference.addBatch();
-                    }
+            PreparedStatement file = statement(INSERT_FILE);
+            PreparedStatement reference = statement(INSERT_ATTACHMENT);
+            for (Write.AppendEntry append : appends) {
+                StoredEntry entry = append.entry();
+                for (AttachmentFile attached : append.files()) {
+                    file.setString(1, entry.conversationId());
+                    file.setString(2, attached.sha256());
+                    file.setLong(3, attached.data().length);
+                    file.setBytes(4, attached.data());
+                    file.addBatch();
                 }
-                file.executeBatch();
-                reference.executeBatch();
+                for (int position = 0; position < entry.attachments().size(); position++) {
+                    Attachment attachment = entry.attachments().get(position);
+                    reference.setString(1, entry.conversationId());
+                    reference.setInt(2, entry.seq());
+                    reference.setInt(3, position);
+                    reference.setString(4, attachment.sha256());
+                    reference.setString(5, attachment.name());
+                    reference.setString(6, attachment.mediaType());
+                    reference.setLong(7, attachment.size());
+                    reference.setString(8, attachment.promptText());
+                    reference.addBatch();
+                }
             }
+            file.executeBatch();
+            reference.executeBatch();
         }
 
         private void putTurn(TurnRecord turn, long epoch) throws SQLException {
@@ -371,40 +402,37 @@ public final class JdbcConversationStore implements ConversationStore {
                 skipped.merge(turn.conversationId(), 1, Integer::sum);
                 return;
             }
-            try (PreparedStatement upsert = connection.prepareStatement(UPSERT_TURN)) {
-                upsert.setString(1, turn.conversationId());
-                upsert.setInt(2, turn.turn());
-                upsert.setString(3, turn.status());
-                upsert.setLong(4, turn.startedAtMillis());
-                if (turn.endedAtMillis() == null) {
-                    upsert.setNull(5, Types.BIGINT);
-                } else {
-                    upsert.setLong(5, turn.endedAtMillis());
-                }
-                upsert.setString(6, turn.summaryJson());
-                setEpoch(upsert, 7, epoch);
-                upsert.executeUpdate();
+            PreparedStatement upsert = statement(UPSERT_TURN);
+            upsert.setString(1, turn.conversationId());
+            upsert.setInt(2, turn.turn());
+            upsert.setString(3, turn.status());
+            upsert.setLong(4, turn.startedAtMillis());
+            if (turn.endedAtMillis() == null) {
+                upsert.setNull(5, Types.BIGINT);
+            } else {
+                upsert.setLong(5, turn.endedAtMillis());
             }
+            upsert.setString(6, turn.summaryJson());
+            setEpoch(upsert, 7, epoch);
+            upsert.executeUpdate();
         }
 
         private void setTitle(Write.SetTitle setTitle) throws SQLException {
-            try (PreparedStatement update = connection.prepareStatement(SET_TITLE)) {
-                update.setString(1, setTitle.title());
-                update.setLong(2, setTitle.updatedAtMillis());
-                update.setLong(3, setTitle.updatedAtMillis());
-                update.setString(4, setTitle.conversationId());
-                update.executeUpdate();
-            }
+            PreparedStatement update = statement(SET_TITLE);
+            update.setString(1, setTitle.title());
+            update.setLong(2, setTitle.updatedAtMillis());
+            update.setLong(3, setTitle.updatedAtMillis());
+            update.setString(4, setTitle.conversationId());
+            update.executeUpdate();
         }
 
         private void deleteConversation(String conversationId) throws SQLException {
             // Explicit deletes rather than trusting ON DELETE CASCADE alone: leases have no foreign
             // key, and the cascade depends on a per-connection pragma on SQLite.
             for (String sql : DELETE_CONVERSATION) {
-                try (PreparedStatement delete = connection.prepareStatement(sql)) {
-                    delete.setString(1, conversationId);
-                    delete.executeUpdate();
-                }
+                PreparedStatement delete = statement(sql);
+                delete.setString(1, conversationId);
+                delete.executeUpdate();
             }
             exists.put(conversationId, false);
         }
@@ -422,12 +450,11 @@ public final class JdbcConversationStore implements ConversationStore {
             Fenced key = new Fenced(write.conversationId(), write.epoch());
             Boolean known = leaseCurrent.get(key);
             if (known == null) {
-                try (PreparedStatement select = connection.prepareStatement(leaseStillCurrent)) {
-                    select.setString(1, key.conversationId());
-                    select.setLong(2, key.epoch());
-                    try (ResultSet rows = select.executeQuery()) {
-                        known = rows.next();
-                    }
+                PreparedStatement select = statement(leaseStillCurrent);
+                select.setString(1, key.conversationId());
+                select.setLong(2, key.epoch());
+                try (ResultSet rows = select.executeQuery()) {
+                    known = rows.next();
                 }
                 leaseCurrent.put(key, known);
             }
@@ -443,11 +470,10 @@ public final class JdbcConversationStore implements ConversationStore {
                 return known;
             }
             boolean found;
-            try (PreparedStatement select = connection.prepareStatement(conversationExists)) {
-                select.setString(1, conversationId);
-                try (ResultSet rows = select.executeQuery()) {
-                    found = rows.next();
-                }
+            PreparedStatement select = statement(conversationExists);
+            select.setString(1, conversationId);
+            try (ResultSet rows = select.executeQuery()) {
+                found = rows.next();
             }
             exists.put(conversationId, found);
             return found;
