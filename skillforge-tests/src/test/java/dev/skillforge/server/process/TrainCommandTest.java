@@ -25,6 +25,6 @@ class TrainCommandTest {
 
         assertThat(train.waitFor(60, TimeUnit.SECONDS)).as(output).isTrue();
         assertThat(train.exitValue()).as(output).isZero();
-        assertThat(output).contains("Training run: 10 requests answered").doesNotContain("Exception");
+        assertThat(output).contains("Training run: 154 requests answered").doesNotContain("Exception");
     }
 }
