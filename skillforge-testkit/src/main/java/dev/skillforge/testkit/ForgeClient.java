@@ -55,6 +55,12 @@ public final class ForgeClient {
         return Json.parse(answer.body());
     }
 
+    /** A plain GET (metrics, health), whatever its status. */
+    public static HttpResponse<String> get(HttpEndpoint server, String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(server.url(path))).timeout(Duration.ofSeconds(20)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     /** A plain POST, for answers that are not streams (stop, a refused turn). */
     public static HttpResponse<String> post(HttpEndpoint server, String path, String body) throws IOException, InterruptedException {
         return HTTP.send(json(server.url(path), "POST", body).build(), HttpResponse.BodyHandlers.ofString());

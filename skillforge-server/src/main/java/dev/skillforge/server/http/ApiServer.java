@@ -253,6 +253,6 @@ public final class ApiServer implements AutoCloseable {
     @Override
     public void close() {
         conversations.close(); // the pages' change streams end now, not at their next ping
-        app.stop();
+        Servers.stop(app, "the HTTP server");
     }
 }

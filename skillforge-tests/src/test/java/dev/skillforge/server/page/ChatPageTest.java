@@ -176,9 +176,10 @@ class ChatPageTest extends BrowserTest {
     @Test
     void reloadMidRunReattachesAndShowsWhatWasMissed() throws Exception {
         SimReply first = SimReply.of("Part one. ", "Part two. ", "Part three.\n\n", "<shell>skill list</shell>").withDelay(Duration.ofMillis(200));
-        // Long enough after the reload (about 2.5 s) that the page comes back while the turn still runs.
+        // Held after its first chunk until the reloaded page has re-attached: the turn still runs when it comes back.
+        CountDownLatch reattached = new CountDownLatch(1);
         SimReply second = SimReply.of("Part four. ", "Part five. ", "Part six. ", "Part seven. ", "Part eight. ", "Part nine. ",
-                "Part ten. ", "Part eleven. ", "Part twelve.").withDelay(Duration.ofMillis(250));
+                "Part ten. ", "Part eleven. ", "Part twelve.").withDelay(Duration.ofMillis(50)).withFault(new SimReply.Hold(1, reattached));
         start(new SimScript(first, second));
         open("/");
 
@@ -197,6 +198,9 @@ class ChatPageTest extends BrowserTest {
         Locator turn = turns().first();
         assertThat(turn.locator(".user-text")).hasText("Count slowly");
         assertThat(turn.locator(".iteration").first()).containsText("Part one.");
+        assertThat(turn).hasAttribute("data-status", "running");
+        page.waitForCondition(() -> !lastEventIds.isEmpty());
+        reattached.countDown();
         awaitEnd(turn);
         assertThat(turn).hasAttribute("data-status", "complete");
         assertThat(lastEventIds).as("re-attached after the last event this tab had seen").hasSize(1);
@@ -286,6 +290,14 @@ class ChatPageTest extends BrowserTest {
         JsonNode storedTurns = stored.path("turns");
         assertThat(turns()).hasCount(storedTurns.size());
         assertThat(page.locator(".conversation[data-id='" + id + "'] .conversation-open")).hasAttribute("aria-current", "page");
+        // The row is marked at once, the turns are swapped once the conversation is fetched: wait for its own messages.
+        List<String> userMessages = new ArrayList<>();
+        stored.path("entries").forEach(entry -> {
+            if (entry.path("role").asText().equals("user")) {
+                userMessages.add(entry.path("content").asText());
+            }
+        });
+        assertThat(turns().locator(".user-text")).hasText(userMessages.toArray(String[]::new));
         List<String> shown = new ArrayList<>();
         List<String> expected = new ArrayList<>();
         for (int t = 0; t < storedTurns.size(); t++) {

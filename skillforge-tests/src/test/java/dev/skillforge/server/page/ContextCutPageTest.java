@@ -8,7 +8,7 @@ import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimResponder;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.IntStream;
 
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
@@ -24,21 +24,24 @@ class ContextCutPageTest extends BrowserTest {
     private static final String ANSWER = "Grind coarse, as the notes say.";
     /**
      * Reads the long skill on every turn (some 450 tokens of tool output each), then answers; the answer
-     * right after the cut (the request starts with the note) streams slowly, so the page is seen while
-     * that turn still runs.
+     * right after the cut (the request starts with the note) is held after its first chunk until {@code release},
+     * so the page is seen while that turn still runs.
      */
-    private static final SimResponder READER = messages -> {
-        if (!messages.getLast().content().startsWith("[Shell Output]")) {
-            return SimReply.of("Reading the notes again: <shell>skill get coffee-notes</shell>");
-        }
-        return messages.get(1).content().startsWith("[Context note]")
-                ? SimReply.of("Grind ", "coarse, ", "as the notes say.").withDelay(Duration.ofMillis(300))
-                : SimReply.of(ANSWER);
-    };
+    private static SimResponder reader(CountDownLatch release) {
+        return messages -> {
+            if (!messages.getLast().content().startsWith("[Shell Output]")) {
+                return SimReply.of("Reading the notes again: <shell>skill get coffee-notes</shell>");
+            }
+            return messages.get(1).content().startsWith("[Context note]")
+                    ? SimReply.of("Grind ", "coarse, ", "as the notes say.").withFault(new SimReply.Hold(1, release))
+                    : SimReply.of(ANSWER);
+        };
+    }
 
     @Test
     void aContextCutIsMarkedAboveTheFirstMessageTheModelStillSeesWhileStreamingAndAfterAReload() throws Exception {
-        start(READER, WINDOW);
+        CountDownLatch seen = new CountDownLatch(1);
+        start(reader(seen), WINDOW);
         server.skills.save("coffee-notes", NOTES);
         open("/");
 
@@ -66,6 +69,7 @@ class ContextCutPageTest extends BrowserTest {
         page.emulateMedia(new Page.EmulateMediaOptions().setColorScheme(ColorScheme.DARK));
         screenshot(shot + "-dark");
         page.emulateMedia(new Page.EmulateMediaOptions().setColorScheme(ColorScheme.LIGHT));
+        seen.countDown();
         awaitEnd(cutTurn);
         assertThat(cutTurn).hasAttribute("data-status", "complete");
 

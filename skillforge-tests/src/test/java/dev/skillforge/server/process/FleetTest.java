@@ -31,6 +31,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -120,6 +122,7 @@ class FleetTest {
             String runner = slow.header(Nginx.UPSTREAM_HEADER);
             slow.until("text");
             slow.until("text");
+            awaitRunningTurnStored(id, 4); // another instance learns of the turn from its stored row
             HttpResponse<String> stop = ForgeClient.post(nginx, "/api/conversations/" + id + "/stop", "");
             assertThat(stop.statusCode()).as(stop.body()).isEqualTo(200);
             assertThat(stop.headers().firstValue(Nginx.UPSTREAM_HEADER).orElse("")).as("the stop landed elsewhere").isNotEqualTo(runner);
@@ -137,6 +140,7 @@ class FleetTest {
             first.until("text");
             lastSeen = first.until("text").event().id();
         }
+        awaitRunningTurnStored(id, 5);
         List<Received> resumed;
         try (EventStream again = ForgeClient.attach(nginx, id, lastSeen)) {
             assertThat(again.status()).as(again.refusal()).isEqualTo(200);
@@ -286,6 +290,9 @@ class FleetTest {
         int stoppedMidTurn = 0;
         for (int i = 0; i < servers.length; i++) {
             int before = completed.get();
+            if (i == servers.length - 1 && stoppedMidTurn == 0) {
+                awaitActiveRun(servers[i]); // at least one stop must fall on a running turn: the drain is what is tested
+            }
             Duration stopped = servers[i].stop();
             System.out.printf("rolling restart: instance %d drained and stopped in %d ms%n", i, stopped.toMillis());
             if (servers[i].output().contains("running turns to finish")) {
@@ -325,6 +332,20 @@ class FleetTest {
         }
     }
 
+    /** Waits until {@code server} runs a turn (its {@code skillforge_active_runs} gauge). */
+    private static void awaitActiveRun(ServerProcess server) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        Pattern active = Pattern.compile("(?m)^skillforge_active_runs(?:\\{[^}]*})? ([0-9.eE+]+)$");
+        while (true) {
+            Matcher gauge = active.matcher(ForgeClient.get(server, "/metrics").body());
+            if (gauge.find() && Double.parseDouble(gauge.group(1)) >= 1) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("%s runs a turn", server).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
     private static ServerProcess serverAt(String upstream) {
         for (ServerProcess server : servers) {
             if (upstream.equals("127.0.0.1:" + server.port())) {
@@ -359,20 +380,39 @@ class FleetTest {
     private static List<String> turnStatuses(String id, int turns) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
-            List<String> statuses = new ArrayList<>();
-            try (Connection connection = database.getConnection();
-                 PreparedStatement select = connection.prepareStatement("SELECT status FROM turns WHERE conversation_id = ? ORDER BY turn")) {
-                select.setString(1, id);
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        statuses.add(rows.getString(1));
-                    }
-                }
-            }
+            List<String> statuses = storedTurnStatuses(id);
             if ((statuses.size() >= turns && !statuses.contains("running")) || System.nanoTime() > deadline) {
                 return statuses;
             }
             Thread.sleep(50);
+        }
+    }
+
+    private static List<String> storedTurnStatuses(String id) throws Exception {
+        List<String> statuses = new ArrayList<>();
+        try (Connection connection = database.getConnection();
+             PreparedStatement select = connection.prepareStatement("SELECT status FROM turns WHERE conversation_id = ? ORDER BY turn")) {
+            select.setString(1, id);
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    statuses.add(rows.getString(1));
+                }
+            }
+        }
+        return statuses;
+    }
+
+    /**
+     * Waits until the database holds {@code turns} turns of {@code id}, the last one running: an instance that does
+     * not run a turn learns of it from that row, which is written off the request path.
+     */
+    private static void awaitRunningTurnStored(String id, int turns) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<String> statuses = storedTurnStatuses(id);
+        while (statuses.size() < turns || !"running".equals(statuses.getLast())) {
+            assertThat(System.nanoTime()).as("turn %d of %s stored as running: %s", turns, id, statuses).isLessThan(deadline);
+            Thread.sleep(20);
+            statuses = storedTurnStatuses(id);
         }
     }
 

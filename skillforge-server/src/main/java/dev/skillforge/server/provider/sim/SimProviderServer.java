@@ -170,7 +170,7 @@ public final class SimProviderServer implements AutoCloseable {
 
     @Override
     public void close() {
-        app.stop();
+        Servers.stop(app, "the simulated provider");
     }
 
     private void chatCompletions(Context ctx) throws IOException {
