@@ -151,8 +151,17 @@ public final class StreamingHttp {
         private final Duration idle;
         private final CompletableFuture<org.eclipse.jetty.client.Response> headers = new CompletableFuture<>();
         private final LineSplitter lines = new LineSplitter(MAX_LINE_BYTES);
-        /** Wakes the reader from the selector thread without a hand-off to another thread. */
-        private final Runnable wake = Invocable.from(Invocable.InvocationType.NON_BLOCKING, this::wake);
+        /**
+         * The source's answer to a demand (content, its end or a failure: Jetty calls back for each): wakes the
+         * reader from the selector thread without a hand-off to another thread. A reader that asked waits for this
+         * answer, not for any wake-up: woken by the exchange's end instead, it would ask again while its demand
+         * is pending, which Jetty refuses ({@code IllegalStateException}: turns failed at random in CI).
+         */
+        private final Runnable demanded = Invocable.from(Invocable.InvocationType.NON_BLOCKING, () -> {
+            demandPending = false;
+            wake();
+        });
+        private volatile boolean demandPending;
         private volatile Content.Source source;
         /** The exchange is over (its body read to the end, or failed): {@link #failure} says which. */
         private volatile boolean exchangeOver;
@@ -327,9 +336,10 @@ public final class StreamingHttp {
             signalled = false;
             reader = Thread.currentThread();
             if (from != null) {
-                from.demand(wake);
+                demandPending = true; // before: the source may answer at once, on this thread
+                from.demand(demanded);
             }
-            while (!signalled && !aborted && !(from == null && (exchangeOver || source != null))) {
+            while (!aborted && (from != null ? demandPending : !(signalled || exchangeOver || source != null))) {
                 LockSupport.park(this);
                 if (Thread.interrupted()) {
                     abort();
