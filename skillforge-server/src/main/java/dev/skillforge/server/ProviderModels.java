@@ -15,6 +15,7 @@ import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationModels;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.provider.LoggedFailures;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.anthropic.AnthropicProvider;
 import dev.skillforge.server.provider.gemini.GeminiProvider;
@@ -62,7 +63,8 @@ final class ProviderModels implements ConversationModels {
     /** The loop of stateless {@code /api/agent} turns: the default provider, without a prefix guard. */
     AgentLoop statelessLoop() {
         ConfiguredProvider provider = providers.defaultProvider();
-        return new AgentLoop(new CacheDebug(provider.model(), provider.name(), provider.modelName()), commands, turnLimits);
+        return new AgentLoop(new CacheDebug(new LoggedFailures(provider.model(), provider.name()), provider.name(), provider.modelName()),
+                commands, turnLimits);
     }
 
     @Override
@@ -110,7 +112,7 @@ final class ProviderModels implements ConversationModels {
     private PrefixGuard guard(Choice choice) {
         return guards.computeIfAbsent(choice.provider(), name -> {
             ConfiguredProvider provider = configured(choice);
-            return new PrefixGuard(provider.model(), provider.name(), provider.modelName(), provider.nextRequestMessages(),
+            return new PrefixGuard(new LoggedFailures(provider.model(), provider.name()), provider.name(), provider.modelName(), provider.nextRequestMessages(),
                     cacheRule(provider), strict, tracing.guardObserver(metrics));
         });
     }
