@@ -1,5 +1,6 @@
 package dev.skillforge.server.cache;
 
+import dev.skillforge.server.provider.IgnoredOutput;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
@@ -232,17 +233,5 @@ class PrefixGuardTest {
         guard.stream(new ModelCall(SYSTEM, entries, key), NO_OUTPUT, new Cancellation());
     }
 
-    private static final ModelStreamListener NO_OUTPUT = new ModelStreamListener() {
-        @Override
-        public void onText(String chunk) {
-        }
-
-        @Override
-        public void onReasoning(String chunk) {
-        }
-
-        @Override
-        public void onSource(String url, String title) {
-        }
-    };
+    private static final ModelStreamListener NO_OUTPUT = IgnoredOutput.INSTANCE;
 }

@@ -21,19 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LoggedFailuresTest {
 
     private static final ModelCall CALL = new ModelCall("system", List.of(), "conversation-7");
-    private static final ModelStreamListener NO_OUTPUT = new ModelStreamListener() {
-        @Override
-        public void onText(String chunk) {
-        }
-
-        @Override
-        public void onReasoning(String chunk) {
-        }
-
-        @Override
-        public void onSource(String url, String title) {
-        }
-    };
+    private static final ModelStreamListener NO_OUTPUT = IgnoredOutput.INSTANCE;
 
     private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
     private final Logger logger = (Logger) LoggerFactory.getLogger(LoggedFailures.class);
