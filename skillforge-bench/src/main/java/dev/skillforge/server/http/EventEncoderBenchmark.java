@@ -36,7 +36,7 @@ public class EventEncoderBenchmark {
     private final AgentEvent event = new AgentEvent.Text(0, " skills");
     private final SseFrames frames = new SseFrames();
     private final StringWriter batch = new StringWriter(1024);
-    /** Takes the bytes as the response would, keeping their count so that nothing is optimised away. */
+    /** Takes the bytes as the response would; it sums their count and each write's first byte, so that nothing is optimised away. */
     private final CountingSink sink = new CountingSink();
     private long id;
 

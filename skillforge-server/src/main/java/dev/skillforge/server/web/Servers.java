@@ -24,7 +24,7 @@ public final class Servers {
     static final int ACCEPT_QUEUE = 1024;
 
     /** How long {@link #stop} waits for Jetty to stop. */
-    public static final Duration STOP_WAIT = Duration.ofSeconds(10);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(10);
 
     private static final Logger log = LoggerFactory.getLogger(Servers.class);
 
@@ -72,10 +72,8 @@ public final class Servers {
      * cancellation, which is queued behind the close it runs (seen in a test run: a simulated provider streaming to
      * an abandoned connection). A stop that hangs is left behind with a warning rather than hanging its caller
      * (a test, or the process's shutdown).
-     *
-     * @return true when the server stopped
      */
-    public static boolean stop(Javalin app, String what) {
+    public static void stop(Javalin app, String what) {
         Thread stopping = Thread.ofPlatform().daemon().name("stop-" + what).start(app::stop);
         try {
             stopping.join(STOP_WAIT);
@@ -85,8 +83,6 @@ public final class Servers {
         if (stopping.isAlive()) {
             log.warn("{} did not stop within {} s (Jetty waits on a connection it is closing); going on without it",
                     what, STOP_WAIT.toSeconds());
-            return false;
         }
-        return true;
     }
 }

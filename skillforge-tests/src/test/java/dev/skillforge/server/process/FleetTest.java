@@ -25,12 +25,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -49,6 +51,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FleetTest {
 
     static final int LEASE_SECONDS = 2;
+    /** How long the writes of a turn may take to reach the database (they are made off the request path). */
+    private static final Duration STORED_WITHIN = Duration.ofSeconds(10);
 
     private static SharedPostgres postgres;
     private static DataSource database;
@@ -334,16 +338,23 @@ class FleetTest {
 
     /** Waits until {@code server} runs a turn (its {@code skillforge_active_runs} gauge). */
     private static void awaitActiveRun(ServerProcess server) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         Pattern active = Pattern.compile("(?m)^skillforge_active_runs(?:\\{[^}]*})? ([0-9.eE+]+)$");
-        while (true) {
+        await(server + " runs a turn", Duration.ofSeconds(20), () -> {
             Matcher gauge = active.matcher(ForgeClient.get(server, "/metrics").body());
-            if (gauge.find() && Double.parseDouble(gauge.group(1)) >= 1) {
-                return;
-            }
-            assertThat(System.nanoTime()).as("%s runs a turn", server).isLessThan(deadline);
-            Thread.sleep(10);
+            return gauge.find() ? Double.parseDouble(gauge.group(1)) : 0;
+        }, runs -> runs >= 1);
+    }
+
+    /** Reads {@code value} every 20 ms until {@code done} holds for what it read (which it returns); fails after {@code within}. */
+    private static <T> T await(String what, Duration within, Callable<T> value, Predicate<T> done) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        T read = value.call();
+        while (!done.test(read)) {
+            assertThat(System.nanoTime()).as("%s: %s", what, read).isLessThan(deadline);
+            Thread.sleep(20);
+            read = value.call();
         }
+        return read;
     }
 
     private static ServerProcess serverAt(String upstream) {
@@ -366,11 +377,7 @@ class FleetTest {
     }
 
     private static void awaitStoredEntries(String id, int count) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (Stored.read(id).contents.size() < count) {
-            assertThat(System.nanoTime()).as("%d entries of %s stored", count, id).isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        await(count + " entries of " + id + " stored", STORED_WITHIN, () -> Stored.read(id).contents, contents -> contents.size() >= count);
     }
 
     /**
@@ -378,14 +385,8 @@ class FleetTest {
      * are written off the request path, so a client can see a turn's end before its row is stored.
      */
     private static List<String> turnStatuses(String id, int turns) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            List<String> statuses = storedTurnStatuses(id);
-            if ((statuses.size() >= turns && !statuses.contains("running")) || System.nanoTime() > deadline) {
-                return statuses;
-            }
-            Thread.sleep(50);
-        }
+        return await(turns + " turns of " + id + " stored, none running", STORED_WITHIN, () -> storedTurnStatuses(id),
+                statuses -> statuses.size() >= turns && !statuses.contains("running"));
     }
 
     private static List<String> storedTurnStatuses(String id) throws Exception {
@@ -407,13 +408,8 @@ class FleetTest {
      * not run a turn learns of it from that row, which is written off the request path.
      */
     private static void awaitRunningTurnStored(String id, int turns) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        List<String> statuses = storedTurnStatuses(id);
-        while (statuses.size() < turns || !"running".equals(statuses.getLast())) {
-            assertThat(System.nanoTime()).as("turn %d of %s stored as running: %s", turns, id, statuses).isLessThan(deadline);
-            Thread.sleep(20);
-            statuses = storedTurnStatuses(id);
-        }
+        await("turn " + turns + " of " + id + " stored as running", STORED_WITHIN, () -> storedTurnStatuses(id),
+                statuses -> statuses.size() >= turns && "running".equals(statuses.getLast()));
     }
 
     /** The entries of one conversation as stored, with the lease epoch each was written under. */
