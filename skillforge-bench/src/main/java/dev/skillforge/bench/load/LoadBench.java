@@ -40,8 +40,11 @@ public final class LoadBench {
     /** Text chunks a turn relays: two answers of {@value PacedUpstream#CHUNKS}. */
     private static final int CHUNKS_PER_TURN = 2 * PacedUpstream.CHUNKS;
 
-    /** The same agent loop written by others: {@link LangChain4jPeer} and {@link AiSdkPeer}. */
-    private static final List<String> PEERS = List.of("langchain4j", "ai-sdk");
+    /**
+     * The same agent loop written by others ({@link LangChain4jPeer}, {@link AiSdkPeer}), and a relay of the best class
+     * passing the direct calls through ({@link NginxRelay}).
+     */
+    private static final List<String> PEERS = List.of("langchain4j", "ai-sdk", "nginx");
     /** The most connections a server takes from one address (all of the load is 127.0.0.1). */
     private static final int MAX_CONNECTIONS = 1000;
     /** Connections left free for the harness's own requests (metrics) while the heap is weighed. */
@@ -83,7 +86,7 @@ public final class LoadBench {
                 }
                 default -> {
                     System.err.println("unknown argument " + args.get(i) + "; usage: ./skillforge bench load "
-                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--peer langchain4j|ai-sdk]... [--jfr DIR]");
+                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--peer langchain4j|ai-sdk|nginx]... [--jfr DIR]");
                     return 2;
                 }
             }
@@ -153,10 +156,8 @@ public final class LoadBench {
     }
 
     private static LoadPhase.Result phase(Server server, Level level, String name) throws InterruptedException {
-        return LoadPhase.run(level.concurrency(), level.turns(), i -> new LoadConversation(
-                i % 2 == 0 && !server.statelessOnly() ? LoadConversation.Mode.BY_ID : LoadConversation.Mode.STATELESS, server.port(),
-                name + "-" + i),
-                server.process().toHandle());
+        return LoadPhase.run(level.concurrency(), level.turns(), i -> new LoadConversation(server.door().mode(i), server.port(),
+                name + "-" + i), server.process().toHandle());
     }
 
     /**
@@ -190,7 +191,7 @@ public final class LoadBench {
         Map<String, long[]> idleClasses = ClassHistogram.parse(jcmd(server, "GC.class_histogram"));
         Thread load = Thread.ofVirtual().start(() -> {
             try {
-                LoadPhase.run(runs, 1, i -> new LoadConversation(server.statelessOnly() ? LoadConversation.Mode.STATELESS
+                LoadPhase.run(runs, 1, i -> new LoadConversation(server.door() == Door.AGENT ? LoadConversation.Mode.STATELESS
                         : LoadConversation.Mode.BY_ID, server.port(), "hold-" + i), null);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -287,22 +288,51 @@ public final class LoadBench {
         return Integer.parseInt(line.substring(5));
     }
 
+    /** How the load reaches a server under test. */
+    enum Door {
+        /** SkillForge: half the conversations by id, half stateless. */
+        CONVERSATIONS,
+        /** An agent peer: it has no conversations by id, every conversation is sent whole ({@code /api/agent}). */
+        AGENT,
+        /** A relay: the direct calls, through it. */
+        RELAY;
+
+        LoadConversation.Mode mode(int conversation) {
+            return switch (this) {
+                case CONVERSATIONS -> conversation % 2 == 0 ? LoadConversation.Mode.BY_ID : LoadConversation.Mode.STATELESS;
+                case AGENT -> LoadConversation.Mode.STATELESS;
+                case RELAY -> LoadConversation.Mode.DIRECT;
+            };
+        }
+    }
+
     /**
      * A server under test: its process and port, and how long it took to answer its first request.
      *
-     * @param statelessOnly a peer: it has no conversations by id, every conversation is sent whole ({@code /api/agent})
-     * @param jvm           a Java process, which {@code jcmd} reaches (for a flight recording and its heap)
+     * @param jvm a Java process, which {@code jcmd} reaches (for a flight recording and its heap)
      */
-    record Server(String name, Process process, int port, Duration firstAnswer, boolean statelessOnly, boolean jvm) {
+    record Server(String name, Process process, int port, Duration firstAnswer, Door door, boolean jvm) {
 
         /** Starts of each server to measure its first answer by: the median is reported. */
         static final int STARTS = 5;
 
         /**
-         * A peer on the same upstream: {@link LangChain4jPeer} in its own JVM with the default options, or
-         * {@link AiSdkPeer} in its own Node.
+         * A peer on the same upstream: {@link LangChain4jPeer} in its own JVM with the default options,
+         * {@link AiSdkPeer} in its own Node, or {@link NginxRelay}.
          */
         static Server startPeer(String name, int upstream, Path out, List<Process> processes) throws IOException, InterruptedException {
+            if (name.equals("nginx")) {
+                int port = freePort();
+                ProcessBuilder relay = NginxRelay.process(out.resolve("nginx"), port, upstream)
+                        .redirectErrorStream(true).redirectOutput(out.resolve("load-peer-nginx.log").toFile());
+                Started started = startMeasured("peer nginx", trial -> {
+                    long start = System.nanoTime();
+                    Process process = relay.start();
+                    processes.add(process);
+                    return new Started(process, port, awaitHealthy(process, port, start));
+                });
+                return new Server(name, started.process(), port, started.firstAnswer(), Door.RELAY, false);
+            }
             ProcessBuilder builder = (name.equals("ai-sdk") ? AiSdkPeer.process(upstream)
                     : new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"), LangChain4jPeer.class.getName(),
                     "0", "http://127.0.0.1:" + upstream + "/v1")).redirectError(out.resolve("load-peer-" + name + ".log").toFile());
@@ -313,7 +343,7 @@ public final class LoadBench {
                 int port = upstreamPort(process);
                 return new Started(process, port, awaitHealthy(process, port, start));
             });
-            return new Server(name, started.process(), started.port(), started.firstAnswer(), true, !name.equals("ai-sdk"));
+            return new Server(name, started.process(), started.port(), started.firstAnswer(), Door.AGENT, !name.equals("ai-sdk"));
         }
 
         static Server start(String name, Path jar, int upstream, Path dataDir, Path out, String javaOptions, List<Process> processes)
@@ -348,7 +378,7 @@ public final class LoadBench {
                 processes.add(process);
                 return new Started(process, port, awaitHealthy(process, port, start));
             });
-            return new Server(name, started.process(), started.port(), started.firstAnswer(), false, true);
+            return new Server(name, started.process(), started.port(), started.firstAnswer(), Door.CONVERSATIONS, true);
         }
 
         /** A process started and answering, and how long after its start it first answered. */
