@@ -23,6 +23,12 @@ public final class Servers {
      */
     static final int ACCEPT_QUEUE = 1024;
 
+    /**
+     * A response's buffer for small writes (Jetty's default 32 KB): an event stream holds one for its life, of direct
+     * memory, and its frames are small; a batch larger than a quarter of it is written straight through.
+     */
+    static final int OUTPUT_BUFFER = 4096;
+
     /** How long {@link #stop} waits for Jetty to stop. */
     private static final Duration STOP_WAIT = Duration.ofSeconds(10);
 
@@ -46,7 +52,10 @@ public final class Servers {
             // Jetty keeps a trie of each connection's repeated request headers (1,024 slots: about 100 KB of heap per
             // open connection, most of what an active run held); a connection here carries few requests (an SSE
             // stream is one), so the cache saves little and costs a thousand streams 100 MB. Off.
-            config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
+            config.jetty.modifyHttpConfiguration(http -> {
+                http.setHeaderCacheSize(0);
+                http.setOutputBufferSize(OUTPUT_BUFFER);
+            });
             AtomicReference<Server> jetty = new AtomicReference<>();
             config.jetty.modifyServer(jetty::set);
             config.events.serverStarting(() -> {
