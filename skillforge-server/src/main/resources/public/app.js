@@ -250,6 +250,10 @@ function keepInBox(text) {
 /**
  * Reads a turn's events into its view until done or error. When the stream is cut before that,
  * re-attaches with Last-Event-ID (a few times), then offers to reconnect.
+ *
+ * The run ends at its done or error event, not when the server closes the stream a moment later:
+ * the server has recorded the turn by then, so the next message can go at once (Enter in between is
+ * not lost), and the late close of this stream then changes nothing (the next turn may be running).
  */
 async function follow(run, cache, reopen, firstResponse) {
   let response = firstResponse;
@@ -268,6 +272,9 @@ async function follow(run, cache, reopen, firstResponse) {
         }
       }
       await readEvents(response, ({ id, data }) => {
+        if (finished) {
+          return; // nothing comes after the last event; were it to, it is not this turn's
+        }
         if (id !== null) {
           if (id <= cache.lastEventId) {
             return; // seen already
@@ -282,6 +289,7 @@ async function follow(run, cache, reopen, firstResponse) {
         }
         if (data.type === 'done' || data.type === 'error') {
           finished = true;
+          turnEnded(run, cache);
         }
       });
     } catch (e) {
@@ -292,18 +300,10 @@ async function follow(run, cache, reopen, firstResponse) {
     response = null;
     reopen = null;
   }
-  if (run.detached) {
-    return;
+  if (run.detached || finished) {
+    return; // left, or ended at its last event (turnEnded)
   }
-  if (finished) {
-    pendingSave = null;
-    clearRunCache(run.id);
-    state.lastTurn = Math.max(state.lastTurn, cache.turn);
-    endRun(run);
-    refreshConversations();
-    refreshConversationUsage(run.id, run.view, cache.turn);
-    skills.refresh();
-  } else if (noRun && Date.now() - (reloadedAfterNoRun.get(run.id) || 0) > 5000) {
+  if (noRun && Date.now() - (reloadedAfterNoRun.get(run.id) || 0) > 5000) {
     // What is stored is the whole story now: show it (once; a second time in a row offers Reconnect).
     reloadedAfterNoRun.set(run.id, Date.now());
     pendingSave = null;
@@ -319,6 +319,20 @@ async function follow(run, cache, reopen, firstResponse) {
 }
 
 const reloadedAfterNoRun = new Map();
+
+/** A followed turn's last event arrived: the page is ready for the next message at once. */
+function turnEnded(run, cache) {
+  if (run.detached) {
+    return;
+  }
+  pendingSave = null;
+  clearRunCache(run.id);
+  state.lastTurn = Math.max(state.lastTurn, cache.turn); // with the run's end: the next turn is numbered after it
+  endRun(run);
+  refreshConversations();
+  refreshConversationUsage(run.id, run.view, cache.turn);
+  skills.refresh();
+}
 
 /** Marks a cut made in the followed turn; where its kept entry is shown comes from the stored entries. */
 async function markLiveContextCut(id, cut) {

@@ -430,6 +430,134 @@ class ChatPageTest extends BrowserTest {
         assertThat(input).isFocused();
     }
 
+    /**
+     * Installed in the page: each turn's stream ({@code POST …/messages}) reaches the page event by event as the
+     * server sends it, but its end (the server closing the stream) only when the test lets it go, as a relay or a
+     * slow network can deliver the close a while after the last event. {@code __turnStreams.open()}: the turn
+     * streams whose end the page has not read yet; {@code __turnStreams.release()}: lets the oldest held end go.
+     */
+    static final String HOLD_STREAM_ENDS = """
+            () => {
+              const realFetch = window.fetch.bind(window);
+              const streams = [];
+              window.__turnStreams = {
+                open: () => streams.filter(s => !s.closed).length,
+                release: () => { const s = streams.find(s => !s.released); if (s) { s.released = true; s.go(); } },
+              };
+              window.fetch = async (input, init) => {
+                const response = await realFetch(input, init);
+                const url = typeof input === 'string' ? input : input.url;
+                if (!url.endsWith('/messages') || !response.ok
+                    || !(response.headers.get('Content-Type') || '').startsWith('text/event-stream')) {
+                  return response;
+                }
+                const stream = { closed: false, released: false };
+                const released = new Promise(resolve => { stream.go = resolve; });
+                streams.push(stream);
+                const reader = response.body.getReader();
+                const body = new ReadableStream({
+                  async pull(controller) {
+                    const { value, done } = await reader.read();
+                    if (!done) {
+                      controller.enqueue(value);
+                      return;
+                    }
+                    await released;
+                    stream.closed = true;
+                    controller.close();
+                  },
+                  cancel: reason => reader.cancel(reason),
+                });
+                return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+              };
+            }""";
+
+    @Test
+    void enterRightAfterTheLastEventSendsTheNextMessageThoughTheStreamClosesLate() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        start(new SimScript(SimReply.of("First answer."),
+                SimReply.of("Second", " answer.").withFault(new SimReply.Hold(1, release)),
+                SimReply.of().withFault(new SimReply.HttpError(400, "the model refused this request", null)),
+                SimReply.of("Fourth answer.")));
+        open("/");
+        page.evaluate(HOLD_STREAM_ENDS);
+        Locator input = page.locator("#input");
+
+        // The first turn's done event is shown; its stream is still open (its end held back): Enter sends at once.
+        sendMessage("First question");
+        Locator first = turns().nth(0);
+        assertThat(first).hasAttribute("data-status", "complete");
+        assertThat(openTurnStreams()).isEqualTo(1);
+        sendMessage("Second question");
+
+        Locator second = turns().nth(1);
+        assertThat(second.locator(".user-text")).hasText("Second question");
+        assertThat(input).hasValue("");
+        assertThat(second.locator(".iteration .content")).hasText("Second");
+        assertThat(second).hasAttribute("data-turn", "1");
+
+        // The first stream's late close, while the second turn runs, leaves the second alone.
+        page.evaluate("() => window.__turnStreams.release()");
+        awaitOpenTurnStreams(1);
+        String id = conversationId();
+        assertThat(second).hasAttribute("data-status", "running");
+        assertThat(page.locator("body")).hasAttribute("data-busy", "true");
+        assertThat(page.locator("#stop")).isVisible();
+        assertThat(page.locator("#send")).isHidden();
+        assertThat(((Number) page.evaluate("id => JSON.parse(sessionStorage.getItem('skillforge.run.' + id)).turn", id)).intValue())
+                .as("the second turn's run cache, kept for a reload").isEqualTo(1);
+        release.countDown();
+        assertThat(second).hasAttribute("data-status", "complete");
+        assertThat(second.locator(".iteration .content")).hasText("Second answer.");
+        assertThat(openTurnStreams()).isEqualTo(1);
+        assertThat(page.locator("#send")).isVisible();
+        assertThat(page.locator("#send")).isEnabled();
+        assertThat(input).isFocused(); // at the answer's end, not at its stream's
+        page.keyboard().type("Third question");
+        page.keyboard().press("Enter");
+
+        // The same after an error that ends a turn: Enter right after it sends at once.
+        Locator third = turns().nth(2);
+        assertThat(third).hasAttribute("data-status", "failed");
+        assertThat(third.locator(".turn-error .error-text")).containsText("the model refused this request");
+        assertThat(openTurnStreams()).isEqualTo(2);
+        sendMessage("Fourth question");
+        Locator fourth = awaitEnd(turns().nth(3));
+        assertThat(fourth).hasAttribute("data-status", "complete");
+        assertThat(fourth.locator(".iteration .content")).hasText("Fourth answer.");
+        assertThat(fourth).hasAttribute("data-turn", "3");
+
+        for (int held = openTurnStreams(); held > 0; held--) {
+            page.evaluate("() => window.__turnStreams.release()");
+        }
+        awaitOpenTurnStreams(0);
+        assertThat(turns()).hasCount(4);
+        assertThat(page.locator("#send")).isEnabled();
+        assertThat(page.locator("#stop")).isHidden();
+        assertThat(input).isFocused();
+        JsonNode stored = conversation(id);
+        assertThat(stored.path("turns")).extracting(t -> t.path("status").asText())
+                .containsExactly("complete", "complete", "failed", "complete");
+        assertThat(stored.path("entries")).filteredOn(e -> e.path("role").asText().equals("user"))
+                .extracting(e -> e.path("content").asText())
+                .containsExactly("First question", "Second question", "Third question", "Fourth question");
+    }
+
+    private int openTurnStreams() {
+        return ((Number) page.evaluate("() => window.__turnStreams.open()")).intValue();
+    }
+
+    /** Waits until the page has read the end of all but {@code open} turn streams. */
+    private void awaitOpenTurnStreams(int open) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (openTurnStreams() != open) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("turn streams still open: " + openTurnStreams() + ", expected " + open);
+            }
+            Thread.sleep(20);
+        }
+    }
+
     @Test
     void autoScrollFollowsTheStreamUnlessThePersonScrolledUp() throws Exception {
         String[] paragraphs = java.util.stream.IntStream.range(0, 40)
