@@ -63,6 +63,7 @@ public final class LoadBench {
         Map<String, String> serverOptions = new LinkedHashMap<>();
         List<String> peers = new ArrayList<>();
         Path jfr = null;
+        Duration spread = Duration.ZERO;
         for (int i = 0; i < args.size(); i++) {
             switch (args.get(i)) {
                 case "--levels" -> levels = parseLevels(args.get(++i));
@@ -76,6 +77,7 @@ public final class LoadBench {
                     serverOptions.put(nameAndOptions[0], nameAndOptions[1]);
                 }
                 case "--jfr" -> jfr = Path.of(args.get(++i)).toAbsolutePath();
+                case "--spread" -> spread = Duration.ofMillis(Long.parseLong(args.get(++i))); // MS over which first turns start
                 case "--peer" -> {
                     String peer = args.get(++i);
                     if (!PEERS.contains(peer)) {
@@ -86,7 +88,7 @@ public final class LoadBench {
                 }
                 default -> {
                     System.err.println("unknown argument " + args.get(i) + "; usage: ./skillforge bench load "
-                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--peer langchain4j|ai-sdk|nginx]... [--jfr DIR]");
+                            + "[--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options '-XX:…'] [--server-options NAME='-XX:…']... [--peer langchain4j|ai-sdk|nginx]... [--jfr DIR] [--spread MS]");
                     return 2;
                 }
             }
@@ -120,12 +122,12 @@ public final class LoadBench {
             List<Map<String, LoadPhase.Result>> results = new ArrayList<>();
             for (Level level : levels) {
                 Map<String, LoadPhase.Result> row = new LinkedHashMap<>();
-                row.put("direct", LoadPhase.run(level.concurrency(), level.turns(),
+                row.put("direct", LoadPhase.run(level.concurrency(), level.turns(), spread,
                         i -> new LoadConversation(LoadConversation.Mode.DIRECT, upstream, "direct-" + i), null));
                 for (Map.Entry<String, Server> server : servers.entrySet()) {
                     // The compiler recompiles what a new level of concurrency profiles differently: once unmeasured first.
-                    phase(server.getValue(), new Level(level.concurrency(), Math.max(1, level.turns() / 3)), "settle" + level.concurrency());
-                    row.put(server.getKey(), phase(server.getValue(), level, "c" + level.concurrency()));
+                    phase(server.getValue(), new Level(level.concurrency(), Math.max(1, level.turns() / 3)), spread, "settle" + level.concurrency());
+                    row.put(server.getKey(), phase(server.getValue(), level, spread, "c" + level.concurrency()));
                 }
                 results.add(row);
                 System.out.printf(Locale.ROOT, "level %d done; load average %s%n", level.concurrency(), loadAverage());
@@ -144,7 +146,7 @@ public final class LoadBench {
                     System.out.println(server.name() + ": the heap was not measured: " + e.getMessage());
                 }
             }
-            return report(out, levels, results, servers, heap);
+            return report(out, levels, spread, results, servers, heap);
         } finally {
             for (Process process : processes) {
                 stop(process);
@@ -155,8 +157,8 @@ public final class LoadBench {
         }
     }
 
-    private static LoadPhase.Result phase(Server server, Level level, String name) throws InterruptedException {
-        return LoadPhase.run(level.concurrency(), level.turns(), i -> new LoadConversation(server.door().mode(i), server.port(),
+    private static LoadPhase.Result phase(Server server, Level level, Duration spread, String name) throws InterruptedException {
+        return LoadPhase.run(level.concurrency(), level.turns(), spread, i -> new LoadConversation(server.door().mode(i), server.port(),
                 name + "-" + i), server.process().toHandle());
     }
 
@@ -265,7 +267,7 @@ public final class LoadBench {
         Level warmUp = new Level(100, 15);
         LoadPhase.run(warmUp.concurrency(), warmUp.turns(), i -> new LoadConversation(LoadConversation.Mode.DIRECT, upstream, "warm-" + i), null);
         for (Server server : servers.values()) {
-            LoadPhase.Result result = phase(server, warmUp, "warm");
+            LoadPhase.Result result = phase(server, warmUp, Duration.ZERO, "warm");
             if (!result.errors().isEmpty()) {
                 System.out.println("warm-up errors on " + server.name() + ": " + result.errors().size() + ", first: " + result.errors().getFirst());
             }
@@ -430,16 +432,18 @@ public final class LoadBench {
         }
     }
 
-    private static int report(Path out, List<Level> levels, List<Map<String, LoadPhase.Result>> results, Map<String, Server> servers,
+    private static int report(Path out, List<Level> levels, Duration spread, List<Map<String, LoadPhase.Result>> results, Map<String, Server> servers,
                               Map<String, HeapPerRun> heap) throws IOException {
         List<String> columns = new ArrayList<>(results.getFirst().keySet());
         System.out.println();
         System.out.println("Load: paced upstream (first text after " + PacedUpstream.FIRST_TOKEN_MILLIS + " ms, " + PacedUpstream.CHUNKS
                 + " chunks " + PacedUpstream.CHUNK_GAP_MILLIS + " ms apart), 2 model calls and one `skill list` per turn; "
+                + (spread.isZero() ? "every conversation's first turn at once; " : "first turns spread over " + spread.toMillis() + " ms; ")
                 + Runtime.getRuntime().availableProcessors() + " cores; load average now " + loadAverage());
         System.out.println("| concurrent × turns | figure | " + String.join(" | ", columns) + " |");
         System.out.println("|---|---|" + "---:|".repeat(columns.size()));
-        ObjectNode json = Json.object().put("benchmark", "load").put("cores", Runtime.getRuntime().availableProcessors());
+        ObjectNode json = Json.object().put("benchmark", "load").put("cores", Runtime.getRuntime().availableProcessors())
+                .put("spreadMs", spread.toMillis());
         ObjectNode startup = json.putObject("firstAnswerMs");
         servers.forEach((name, server) -> startup.put(name, server.firstAnswer().toNanos() / 1e6));
         ArrayNode levelsJson = json.putArray("levels");

@@ -62,6 +62,17 @@ final class LoadPhase {
 
     static Result run(int concurrency, int turnsEach, IntFunction<LoadConversation> conversation, ProcessHandle watched)
             throws InterruptedException {
+        return run(concurrency, turnsEach, Duration.ZERO, conversation, watched);
+    }
+
+    /**
+     * As {@link #run(int, int, IntFunction, ProcessHandle)}, the conversations' first turns spread evenly over {@code spread}
+     * (the {@code i}-th starts {@code spread × i / concurrency} after the step's start): with none, all start in the same
+     * millisecond, and as every turn takes about as long, they stay in step, arriving in bursts; spread over a turn's
+     * length they arrive evenly, as independent users would.
+     */
+    static Result run(int concurrency, int turnsEach, Duration spread, IntFunction<LoadConversation> conversation,
+                      ProcessHandle watched) throws InterruptedException {
         List<LoadConversation.Turn> turns = Collections.synchronizedList(new ArrayList<>());
         List<String> errors = Collections.synchronizedList(new ArrayList<>());
         Duration idleCpu = Duration.ZERO;
@@ -75,6 +86,7 @@ final class LoadPhase {
         List<Thread> clients = new ArrayList<>();
         for (int i = 0; i < concurrency; i++) {
             LoadConversation client = conversation.apply(i);
+            long delayNanos = spread.toNanos() * i / concurrency;
             clients.add(Thread.ofVirtual().start(() -> {
                 try (client) {
                     try {
@@ -85,6 +97,9 @@ final class LoadPhase {
                         connected.countDown();
                     }
                     go.await();
+                    if (delayNanos > 0) {
+                        Thread.sleep(Duration.ofNanos(delayNanos));
+                    }
                     for (int t = 0; t < turnsEach; t++) {
                         try {
                             turns.add(client.turn());
