@@ -58,6 +58,11 @@ class HostileCommandCorpusTest {
 
     static final List<String> ALLOWED = List.of("ls", "cat", "echo", "yes", "sleep", "head", "seq", "printenv");
     static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /**
+     * The time limit of the server the stop, leave and concurrency tests use: their {@code sleep 100} must still
+     * run when they act, however slow the machine, so a kill they see is theirs and not the limit's.
+     */
+    static final Duration LONG_TIMEOUT = Duration.ofSeconds(60);
     static final int OUTPUT_BYTES = 256 * 1024;
     static final String SECRET = "TOP-SECRET-" + UUID.randomUUID();
     static final Set<String> ALLOWED_PATHS = Set.of("/usr/bin/", "/bin/", "/usr/local/bin/");
@@ -67,6 +72,8 @@ class HostileCommandCorpusTest {
     static Path data;
     static Path outside;
     static ServerHarness server;
+    /** The same commands allowed, with {@link #LONG_TIMEOUT}. */
+    static ServerHarness patient;
     static final AtomicReference<SimResponder> responder = new AtomicReference<>();
     static Set<Long> processesBefore;
     static final List<String> table = new ArrayList<>();
@@ -93,6 +100,8 @@ class HostileCommandCorpusTest {
                 new ProcessRunner.Limits(TIMEOUT, OUTPUT_BYTES, 2));
         server = new ServerHarness(data, messages -> responder.get().reply(messages), security);
         Files.writeString(server.server.workspace().root().resolve("notes.txt"), "one\ntwo\nthree\n");
+        patient = new ServerHarness(root.resolve("patient"), messages -> responder.get().reply(messages), SecuritySettings.defaults()
+                .withCommands(CommandPolicy.resolve(ALLOWED, Map.of()), new ProcessRunner.Limits(LONG_TIMEOUT, OUTPUT_BYTES, 2)));
         processesBefore = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
         table.add("| # | category | command the model wrote | exit | result (first line) |");
         table.add("|---|---|---|---|---|");
@@ -102,6 +111,9 @@ class HostileCommandCorpusTest {
     static void stop() throws Exception {
         if (server != null) {
             server.close();
+        }
+        if (patient != null) {
+            patient.close();
         }
         Path report = Path.of("target", "security", "hostile-corpus.md");
         Files.createDirectories(report.getParent());
@@ -278,8 +290,8 @@ class HostileCommandCorpusTest {
     @Order(4)
     void aStopKillsTheRunningCommandWithinASecond() throws Exception {
         responder.set(new SimScript(SimReply.of("<shell>sleep 100</shell>"), SimReply.of("unused")));
-        String id = createConversation();
-        HttpResponse<InputStream> stream = SseClient.open(server.url("/api/conversations/" + id + "/messages"), "{\"content\":\"go\"}");
+        String id = createConversation(patient);
+        HttpResponse<InputStream> stream = SseClient.open(patient.url("/api/conversations/" + id + "/messages"), "{\"content\":\"go\"}");
         assertThat(stream.statusCode()).isEqualTo(200);
         try (InputStream body = stream.body()) {
             BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
@@ -288,7 +300,7 @@ class HostileCommandCorpusTest {
             }
             awaitChild("/sleep");
             long start = System.nanoTime();
-            SseClient.Answer stopped = SseClient.send("POST", server.url("/api/conversations/" + id + "/stop"), "{}");
+            SseClient.Answer stopped = SseClient.send("POST", patient.url("/api/conversations/" + id + "/stop"), "{}");
             assertThat(stopped.body()).contains("\"stopped\":true");
             SseClient.Event next = nextEvent(reader);
             Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -298,7 +310,7 @@ class HostileCommandCorpusTest {
             for (SseClient.Event e = nextEvent(reader); e != null; e = nextEvent(reader)) {
                 events.add(e);
             }
-            assertThat(took).isLessThan(Duration.ofSeconds(1));
+            assertThat(took).isLessThan(Duration.ofSeconds(1)); // tens of ms: room for a machine ten times slower
             assertThat(result.path("exitCode").asInt()).isEqualTo(ProcessRunner.EXIT_STOPPED);
             assertThat(events.getLast().data().path("stopReason").asText()).isEqualTo("cancelled");
             assertNoNewProcesses();
@@ -306,14 +318,17 @@ class HostileCommandCorpusTest {
         }
     }
 
-    /** A client that leaves a stateless turn mid-command: the command's processes are gone within a second. */
+    /**
+     * A client that leaves a stateless turn mid-command: the command is stopped (not left to its time limit) and its
+     * processes are gone within seconds.
+     */
     @Test
     @Order(5)
-    void aClientThatLeavesKillsTheRunningCommandWithinASecond() throws Exception {
+    void aClientThatLeavesKillsTheRunningCommand() throws Exception {
         responder.set(new SimScript(SimReply.of("<shell>sleep 100</shell>"), SimReply.of("unused")));
-        Map<CommandStats.Outcome, Long> before = counts();
+        Map<CommandStats.Outcome, Long> before = counts(patient);
         long start;
-        try (java.net.Socket socket = SseClient.openRaw(server.server.port(), "/api/agent", SseClient.userMessage("go"))) {
+        try (java.net.Socket socket = SseClient.openRaw(patient.server.port(), "/api/agent", SseClient.userMessage("go"))) {
             BufferedReader reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
             String line;
             while ((line = reader.readLine()) != null && !line.contains("\"type\":\"tool-start\"")) {
@@ -322,18 +337,23 @@ class HostileCommandCorpusTest {
             awaitChild("/sleep");
             start = System.nanoTime();
         } // the tab closes
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        // Waits for the kill itself; the bound on how long it took is checked after.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (ProcessHandle.current().descendants().anyMatch(p -> p.isAlive() && p.info().command().orElse("").endsWith("/sleep"))) {
             assertThat(System.nanoTime()).as("the sleep is killed").isLessThan(deadline);
             Thread.sleep(5);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - start);
-        assertThat(took).isLessThan(Duration.ofSeconds(1));
-        long statsDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while (counts().get(CommandStats.Outcome.STOPPED) == before.get(CommandStats.Outcome.STOPPED)) {
-            assertThat(System.nanoTime()).isLessThan(statsDeadline);
+        // The departure is seen at a failing write, about two 250 ms pings (about 0.5 s here); 5 s is ten times
+        // that for a slow machine and still fails if the pings stopped or spread out (the sleep runs 100 s, its limit 60 s).
+        assertThat(took).as("time from the disconnect to the kill").isLessThan(Duration.ofSeconds(5));
+        // Stopped, not timed out: the departure killed it.
+        long statsDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (counts(patient).get(CommandStats.Outcome.STOPPED) == before.get(CommandStats.Outcome.STOPPED)) {
+            assertThat(System.nanoTime()).as("the command counted as stopped").isLessThan(statsDeadline);
             Thread.sleep(5);
         }
+        assertThat(counts(patient).get(CommandStats.Outcome.TIMED_OUT)).isEqualTo(before.get(CommandStats.Outcome.TIMED_OUT));
         assertNoNewProcesses();
         table.add("| " + (table.size() - 1) + " | client leaves | `sleep 100`, then the client disconnects | 130 | killed " + took.toMillis()
                 + " ms after the disconnect; no process left |");
@@ -349,11 +369,11 @@ class HostileCommandCorpusTest {
                 SimReply.of("a"), SimReply.of("b"));
         responder.set(script);
         for (int i = 0; i < 2; i++) {
-            String id = createConversation();
+            String id = createConversation(patient);
             ids.add(id);
             sleepers.add(CompletableFuture.supplyAsync(() -> {
                 try {
-                    return SseClient.postForEvents(server.url("/api/conversations/" + id + "/messages"), "{\"content\":\"go\"}");
+                    return SseClient.postForEvents(patient.url("/api/conversations/" + id + "/messages"), "{\"content\":\"go\"}");
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -365,13 +385,13 @@ class HostileCommandCorpusTest {
             Thread.sleep(10);
         }
         responder.set(new SimScript(SimReply.of("<shell>echo hi</shell>"), SimReply.of("Done.")));
-        List<SseClient.Event> third = SseClient.postForEvents(server.url("/api/agent"), SseClient.userMessage("go"));
+        List<SseClient.Event> third = SseClient.postForEvents(patient.url("/api/agent"), SseClient.userMessage("go"));
         JsonNode result = ofType(third, "tool-result").getFirst();
         assertThat(result.path("exitCode").asInt()).isEqualTo(ProcessRunner.EXIT_REFUSED);
         assertThat(result.path("result").asText()).startsWith("not run: 2 commands are already running");
         responder.set(script);
         for (String id : ids) {
-            SseClient.send("POST", server.url("/api/conversations/" + id + "/stop"), "{}");
+            SseClient.send("POST", patient.url("/api/conversations/" + id + "/stop"), "{}");
         }
         for (var sleeper : sleepers) {
             assertThat(sleeper.get(10, TimeUnit.SECONDS).getLast().type()).isEqualTo("done");
@@ -390,6 +410,13 @@ class HostileCommandCorpusTest {
         assertThat(commands.path("timed_out").asLong()).isEqualTo(1);
         assertThat(commands.path("output_capped").asLong()).isEqualTo(2);
         assertThat(commands.path("allowed").asText()).isEqualTo(String.join(",", ALLOWED));
+        // The stop, leave and concurrency tests: their four sleeps stopped, none at the time limit, one command refused as busy.
+        SseClient.Answer patientHealth = SseClient.get(patient.url("/healthz"));
+        assertThat(patientHealth.status()).isEqualTo(200);
+        JsonNode patientCommands = patientHealth.json().path("commands");
+        assertThat(patientCommands.path("stopped").asLong()).isEqualTo(4);
+        assertThat(patientCommands.path("timed_out").asLong()).isZero();
+        assertThat(patientCommands.path("busy").asLong()).isEqualTo(1);
         assertNoNewProcesses();
     }
 
@@ -400,8 +427,8 @@ class HostileCommandCorpusTest {
         return SseClient.postForEvents(server.url("/api/agent"), SseClient.userMessage("Summarise https://evil.example/page"));
     }
 
-    static String createConversation() throws Exception {
-        SseClient.Answer created = SseClient.send("POST", server.url("/api/conversations"), "{}");
+    static String createConversation(ServerHarness on) throws Exception {
+        SseClient.Answer created = SseClient.send("POST", on.url("/api/conversations"), "{}");
         assertThat(created.status()).isEqualTo(201);
         return created.json().path("id").asText();
     }
@@ -428,9 +455,13 @@ class HostileCommandCorpusTest {
     }
 
     static Map<CommandStats.Outcome, Long> counts() {
+        return counts(server);
+    }
+
+    static Map<CommandStats.Outcome, Long> counts(ServerHarness on) {
         Map<CommandStats.Outcome, Long> counts = new EnumMap<>(CommandStats.Outcome.class);
         for (CommandStats.Outcome outcome : CommandStats.Outcome.values()) {
-            counts.put(outcome, server.server.commandStats().get(outcome));
+            counts.put(outcome, on.server.commandStats().get(outcome));
         }
         return counts;
     }
@@ -460,7 +491,8 @@ class HostileCommandCorpusTest {
     }
 
     static void assertNoNewProcesses() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        // A wait for the processes to go, generous for a slow machine: one left behind (a sleep 100) outlives it.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (newProcesses().findAny().isPresent() && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }

