@@ -145,6 +145,13 @@ class ChatPageTest extends BrowserTest {
         Locator first = turns().nth(0);
         awaitRunning();
         assertThat(page.locator("#stop")).isVisible();
+        // The turn shows running before its provider request is sent: stopped before that, there is no request to abort
+        // (a CI run under load stopped it there). Stop once the provider has it.
+        long sent = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (server.sim.requests().isEmpty()) {
+            assertThat(System.nanoTime()).as("the provider received the request").isLessThan(sent);
+            Thread.sleep(10);
+        }
         long start = System.nanoTime();
         page.locator("#stop").click();
         assertThat(first).hasAttribute("data-status", "cancelled", new LocatorAssertions.HasAttributeOptions().setTimeout(2_000));
