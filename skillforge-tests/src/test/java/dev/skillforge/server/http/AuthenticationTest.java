@@ -438,22 +438,29 @@ class AuthenticationTest {
     @Test
     void startsOnAnOpenAddressWithATokenAndLocksEveryDoor() throws Exception {
         Path log = logFile("open-with-token");
-        int port = freePort();
-        Process process = builder(Map.of("FORGE_HOST", "0.0.0.0", "FORGE_PORT", Integer.toString(port), "FORGE_API_TOKEN", TOKEN,
-                "FORGE_ALLOW_COMMANDS", "ls"), log).start();
+        int port = 0;
+        Process process = null;
+        // The free port can be taken between the probe and the child's bind (another test's server answered our
+        // /healthz in a CI run): the child must say it listens before it is asked anything; on a taken port, another.
+        for (int attempt = 1; process == null; attempt++) {
+            port = freePort();
+            Process started = builder(Map.of("FORGE_HOST", "0.0.0.0", "FORGE_PORT", Integer.toString(port), "FORGE_API_TOKEN", TOKEN,
+                    "FORGE_ALLOW_COMMANDS", "ls"), log).start();
+            long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
+            while (started.isAlive() && !Files.readString(log).contains("SkillForge listening on")) {
+                assertThat(System.nanoTime()).as("it listens within 45 s: " + Files.readString(log)).isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            if (started.isAlive()) {
+                process = started;
+            } else {
+                assertThat(Files.readString(log)).as("it exited").contains("is already in use by another program");
+                assertThat(attempt).as("free ports taken").isLessThan(3);
+            }
+        }
         try {
             String base = "http://127.0.0.1:" + port;
-            long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
-            Answer health = null;
-            while (System.nanoTime() < deadline && process.isAlive()) {
-                try {
-                    health = send("GET", base + "/healthz", null);
-                    break;
-                } catch (IOException notYet) {
-                    Thread.sleep(50);
-                }
-            }
-            assertThat(health).as(Files.readString(log)).isNotNull();
+            Answer health = send("GET", base + "/healthz", null);
             assertThat(health.body()).isEqualTo("{\"status\":\"ok\"}");
             assertThat(send("GET", base + "/api/conversations", null).status()).isEqualTo(404);
             assertThat(send("GET", base + "/", null).status()).isEqualTo(401);
@@ -500,9 +507,7 @@ class AuthenticationTest {
     }
 
     static int freePort() throws IOException {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return ServerProcess.freePort();
     }
 
     static String read(InputStream in) throws IOException {
