@@ -10,6 +10,9 @@ import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.server.exec.Sandbox;
 import dev.skillforge.server.exec.SandboxSettings;
 import dev.skillforge.server.exec.Workspace;
+import dev.skillforge.server.exec.WorkspaceQuota;
+import dev.skillforge.server.exec.Workspaces;
+import dev.skillforge.testkit.SandboxFolders;
 import dev.skillforge.server.json.Json;
 
 import java.nio.file.Files;
@@ -33,22 +36,24 @@ final class SandboxOverheadBench {
     static void run(Path out, int runs) throws Exception {
         Path work = Files.createTempDirectory("skillforge-bench");
         try {
-            Workspace workspace = Workspace.at(work.resolve("workspace"));
+            Workspaces workspaces = SandboxFolders.workspaces(work, WorkspaceQuota.DEFAULT);
+            Workspace workspace = workspaces.open("bench");
             CommandPolicy policy = CommandPolicy.resolve(List.of("true"), Map.of());
             ProcessRunner.Limits limits = new ProcessRunner.Limits(java.time.Duration.ofSeconds(10), 1024 * 1024, 1);
-            ProcessRunner bare = new ProcessRunner(policy, workspace,
-                    Sandbox.forPrograms(new SandboxSettings(SandboxSettings.Kind.NONE, false), policy, workspace), limits, new CommandStats());
-            ProcessRunner sandboxed = new ProcessRunner(policy, workspace, Sandbox.forPrograms(SandboxSettings.DEFAULT, policy, workspace),
+            ProcessRunner bare = new ProcessRunner(policy,
+                    Sandbox.forPrograms(SandboxSettings.DEFAULT.with(SandboxSettings.Kind.NONE, false), policy, workspaces), limits,
+                    new CommandStats());
+            ProcessRunner sandboxed = new ProcessRunner(policy, Sandbox.forPrograms(SandboxSettings.DEFAULT, policy, workspaces),
                     limits, new CommandStats());
             for (int i = 0; i < WARM_UP; i++) {
-                millis(bare);
-                millis(sandboxed);
+                millis(bare, workspace);
+                millis(sandboxed, workspace);
             }
             double[] bareTimes = new double[runs];
             double[] sandboxedTimes = new double[runs];
             for (int i = 0; i < runs; i++) {
-                bareTimes[i] = millis(bare);
-                sandboxedTimes[i] = millis(sandboxed);
+                bareTimes[i] = millis(bare, workspace);
+                sandboxedTimes[i] = millis(sandboxed, workspace);
             }
             report(out, runs, bareTimes, sandboxedTimes);
         } finally {
@@ -58,9 +63,9 @@ final class SandboxOverheadBench {
         }
     }
 
-    private static double millis(ProcessRunner runner) {
+    private static double millis(ProcessRunner runner, Workspace workspace) {
         long start = System.nanoTime();
-        CommandResult result = runner.run(ShellCommand.of(0, 0, "true"), new Cancellation());
+        CommandResult result = runner.run(ShellCommand.of(0, 0, "true"), workspace, new Cancellation());
         double took = (System.nanoTime() - start) / 1e6;
         if (result.exitCode() != 0) {
             throw new IllegalStateException("true failed: " + result.output());

@@ -51,6 +51,9 @@ public final class Main {
         // Jetty otherwise starts the platform MBean server (a third of a second) to learn the size of a reference.
         System.getProperties().putIfAbsent("org.eclipse.jetty.util.referencesPerCacheLine", "16");
         String command = args.length == 0 ? "serve" : args[0];
+        if (!command.equals("sim-provider")) {
+            DataFolder.ownerOnlyFromNowOn(); // before the database or any other file is made
+        }
         try {
             switch (command) {
                 case "serve" -> serve();

@@ -2,7 +2,6 @@ package dev.skillforge.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
-import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.TurnLimits;
@@ -41,7 +40,6 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ProviderModels implements ConversationModels {
 
     private final ProviderRegistry providers;
-    private final CommandRunner commands;
     private final TurnLimits turnLimits;
     private final ServerMetrics metrics;
     private final boolean strict;
@@ -50,10 +48,8 @@ final class ProviderModels implements ConversationModels {
     private final Map<String, PrefixGuard> guards = new ConcurrentHashMap<>();
 
     /** @param strict a cache break fails the call ({@link PrefixGuard#STRICT_PROPERTY}) instead of being only logged and counted */
-    ProviderModels(ProviderRegistry providers, CommandRunner commands, TurnLimits turnLimits, ServerMetrics metrics, boolean strict,
-                   Tracing tracing) {
+    ProviderModels(ProviderRegistry providers, TurnLimits turnLimits, ServerMetrics metrics, boolean strict, Tracing tracing) {
         this.providers = providers;
-        this.commands = commands;
         this.turnLimits = turnLimits;
         this.metrics = metrics;
         this.strict = strict;
@@ -64,7 +60,7 @@ final class ProviderModels implements ConversationModels {
     AgentLoop statelessLoop() {
         ConfiguredProvider provider = providers.defaultProvider();
         return new AgentLoop(new CacheDebug(new LoggedFailures(provider.model(), provider.name()), provider.name(), provider.modelName()),
-                commands, turnLimits);
+                turnLimits);
     }
 
     @Override
@@ -83,7 +79,7 @@ final class ProviderModels implements ConversationModels {
     public AgentLoop loop(Choice choice) {
         return loops.computeIfAbsent(choice.provider(), name -> {
             ConfiguredProvider provider = configured(choice);
-            return new AgentLoop(guard(choice), commands, turnLimits, new ContextWindow(provider.contextWindow(), TokenEstimate::count));
+            return new AgentLoop(guard(choice), turnLimits, new ContextWindow(provider.contextWindow(), TokenEstimate::count));
         });
     }
 

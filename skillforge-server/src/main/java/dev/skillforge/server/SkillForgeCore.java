@@ -1,6 +1,5 @@
 package dev.skillforge.server;
 
-import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.cache.PrefixGuard;
@@ -13,7 +12,9 @@ import dev.skillforge.server.exec.CommandRouter;
 import dev.skillforge.server.exec.CommandStats;
 import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.server.exec.Sandbox;
-import dev.skillforge.server.exec.Workspace;
+import dev.skillforge.server.exec.SandboxUser;
+import dev.skillforge.server.exec.Workspaces;
+import dev.skillforge.server.run.StatelessAgent;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.skill.SkillCommands;
@@ -46,29 +47,29 @@ public final class SkillForgeCore implements AutoCloseable {
     private final StoreWriter writer;
     private final ConversationService conversations;
     private final CommandStats commandStats;
-    private final Workspace workspace;
+    private final Workspaces workspaces;
     private final ServerMetrics metrics;
-    private final AgentLoop statelessLoop;
+    private final StatelessAgent stateless;
     private final ProviderRegistry providers;
     private final InstanceIdentity identity;
     private final ProviderModels models;
     private final Tracing tracing;
 
     private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
-                           StoreWriter writer, InstanceIdentity identity, SkillStore skills, Workspace workspace,
-                           CommandStats commandStats, ServerMetrics metrics, ProviderModels models, Tracing tracing,
-                           ConversationService conversations) {
+                           StoreWriter writer, InstanceIdentity identity, SkillStore skills, Workspaces workspaces,
+                           CommandRouter commands, CommandStats commandStats, ServerMetrics metrics, ProviderModels models,
+                           Tracing tracing, ConversationService conversations) {
         this.providers = providers;
         this.database = database;
         this.store = store;
         this.writer = writer;
         this.identity = identity;
         this.skills = skills;
-        this.workspace = workspace;
+        this.workspaces = workspaces;
         this.commandStats = commandStats;
         this.metrics = metrics;
         this.models = models;
-        this.statelessLoop = models.statelessLoop();
+        this.stateless = new StatelessAgent(models.statelessLoop(), commands::in);
         this.tracing = tracing;
         this.conversations = conversations;
         opened.keep();
@@ -179,9 +180,10 @@ public final class SkillForgeCore implements AutoCloseable {
             opened.add(database);
             opened.add(tracing);
             try {
-                Files.createDirectories(dataDir);
-                Workspace workspace = Workspace.at(dataDir.resolve("workspace"));
-                Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspace); // probed before anything starts
+                SandboxUser sandboxUser = SandboxUser.forThisProcess(security.sandbox().uid());
+                DataFolder.prepare(dataDir, sandboxUser);
+                Workspaces workspaces = Workspaces.at(dataDir.resolve("workspaces"), sandboxUser, security.sandbox().quota());
+                Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspaces); // probed before anything starts
                 SkillStore skills = new SkillStore(dataDir.resolve("skills"));
                 ConversationStore store = wrapStore.apply(database);
                 StoreWriter writer = opened.add(new StoreWriter(store));
@@ -189,16 +191,16 @@ public final class SkillForgeCore implements AutoCloseable {
                 CommandStats commandStats = new CommandStats();
                 ServerMetrics metrics = new ServerMetrics();
                 WebCommands web = opened.add(new WebCommands(security.web()));
-                ProviderModels models = new ProviderModels(providers, new CommandRouter(new SkillCommands(skills), web,
-                        new ProcessRunner(security.commands(), workspace, sandbox, security.limits(), commandStats), commandStats),
-                        turnLimits, metrics, PrefixGuard.strictByProperty(), tracing);
+                CommandRouter commands = new CommandRouter(new SkillCommands(skills), web,
+                        new ProcessRunner(security.commands(), sandbox, security.limits(), commandStats), workspaces, commandStats);
+                ProviderModels models = new ProviderModels(providers, turnLimits, metrics, PrefixGuard.strictByProperty(), tracing);
                 ConversationService conversations = opened.add(new ConversationService(store, writer,
-                        SystemPrompt.of(security.web().enabled()), models,
+                        SystemPrompt.of(security.web().enabled()), models, new ConversationWorkspaces(commands, workspaces),
                         identity.id(), timings, clock));
                 conversations.recover();
                 conversations.startMaintenance();
-                return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, workspace, commandStats,
-                        metrics, models, tracing, conversations);
+                return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, workspaces, commands,
+                        commandStats, metrics, models, tracing, conversations);
             } catch (IOException | RuntimeException e) {
                 opened.closeAll(e);
                 throw e;
@@ -233,9 +235,9 @@ public final class SkillForgeCore implements AutoCloseable {
         return commandStats;
     }
 
-    /** Where allowed programs run: {@code dataDir/workspace}. */
-    public Workspace workspace() {
-        return workspace;
+    /** Where allowed programs run: a workspace per conversation under {@code dataDir/workspaces}. */
+    public Workspaces workspaces() {
+        return workspaces;
     }
 
     /** Runs, iterations, commands, tokens, cache breaks, latencies ({@code GET /metrics}). */
@@ -243,9 +245,9 @@ public final class SkillForgeCore implements AutoCloseable {
         return metrics;
     }
 
-    /** The loop of stateless {@code /api/agent} turns: the default provider, without a prefix guard. */
-    public AgentLoop statelessLoop() {
-        return statelessLoop;
+    /** What runs stateless {@code /api/agent} turns: the default provider without a prefix guard, and their workspaces. */
+    public StatelessAgent stateless() {
+        return stateless;
     }
 
     /** Every configured provider by name. */

@@ -6,7 +6,7 @@ import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.exec.CommandStats;
-import dev.skillforge.server.exec.Workspace;
+import dev.skillforge.server.exec.Workspaces;
 import dev.skillforge.server.http.ApiServer;
 import dev.skillforge.server.fleet.Fleet;
 import dev.skillforge.server.http.ConversationRoutes;
@@ -181,7 +181,7 @@ public final class SkillForgeServer implements AutoCloseable {
             ConfiguredProvider provider = providers.defaultProvider();
             ServerMetrics metrics = started.metrics();
             HttpSecurity httpSecurity = new HttpSecurity(security);
-            return ApiServer.start(host, port, started.statelessLoop(), SystemPrompt.of(security.web().enabled()),
+            return ApiServer.start(host, port, started.stateless(), SystemPrompt.of(security.web().enabled()),
                     new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
                     conversationRoutes, new SkillRoutes(started.skills()),
                     new ApiServer.Observability(started::statelessObserver, metrics::scrape),
@@ -232,9 +232,9 @@ public final class SkillForgeServer implements AutoCloseable {
         return core.commandStats();
     }
 
-    /** Where allowed programs run: {@code dataDir/workspace}. */
-    public Workspace workspace() {
-        return core.workspace();
+    /** Where allowed programs run: a workspace per conversation. */
+    public Workspaces workspaces() {
+        return core.workspaces();
     }
 
     /** Runs, iterations, commands, tokens, cache breaks, latencies ({@code GET /metrics}). */

@@ -137,6 +137,7 @@ public final class ServerHarness implements AutoCloseable {
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
                 providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
+        SandboxFolders.passable(dataDir);
         server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
                 .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrapStore).security(security).tracing(tracing).start();
         skills = server.skills();

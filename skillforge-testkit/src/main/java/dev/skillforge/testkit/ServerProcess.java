@@ -113,6 +113,7 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
     private static ServerProcess start(String name, Path dataDir, Map<String, String> env, Launch how) throws IOException, InterruptedException {
         Path logs = Path.of("target", "process-logs").toAbsolutePath();
         Files.createDirectories(logs);
+        SandboxFolders.passable(dataDir);
         AssertionError last = null;
         for (int attempt = 1; attempt <= 3; attempt++) {
             Path log = logs.resolve(name + (attempt == 1 ? "" : "-attempt" + attempt) + ".log");

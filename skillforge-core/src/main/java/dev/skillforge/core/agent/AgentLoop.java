@@ -38,19 +38,17 @@ public final class AgentLoop {
     static final String NOT_RUN_AFTER_FAILURE = "[not run: the model call failed]";
 
     private final ModelProvider provider;
-    private final CommandRunner runner;
     private final TurnLimits limits;
     private final ContextView context;
 
     /** A loop that sends the whole transcript on every call (no context window). */
-    public AgentLoop(ModelProvider provider, CommandRunner runner, TurnLimits limits) {
-        this(provider, runner, limits, ContextView.WHOLE);
+    public AgentLoop(ModelProvider provider, TurnLimits limits) {
+        this(provider, limits, ContextView.WHOLE);
     }
 
     /** @param context what the model is sent of the transcript on each call ({@link dev.skillforge.core.context.ContextWindow}) */
-    public AgentLoop(ModelProvider provider, CommandRunner runner, TurnLimits limits, ContextView context) {
+    public AgentLoop(ModelProvider provider, TurnLimits limits, ContextView context) {
         this.provider = provider;
-        this.runner = runner;
         this.limits = limits;
         this.context = context;
     }
@@ -64,13 +62,15 @@ public final class AgentLoop {
     /**
      * Runs one turn. The transcript must end with the user's new message; the loop appends to it.
      *
+     * @param commands runs this turn's commands (where they run, and as whom, is the caller's: one conversation's)
      * @return the last event sent: {@link AgentEvent.Done} or {@link AgentEvent.Error}
      */
-    public AgentEvent run(Transcript transcript, String systemPrompt, String cacheKey, EventSink sink, Cancellation cancellation) {
+    public AgentEvent run(Transcript transcript, String systemPrompt, String cacheKey, CommandRunner commands, EventSink sink,
+                          Cancellation cancellation) {
         if (!(transcript.last() instanceof Entry.User)) {
             throw new IllegalArgumentException("a turn starts after a user entry");
         }
-        Turn turn = new Turn(transcript, systemPrompt, cacheKey, sink, cancellation);
+        Turn turn = new Turn(transcript, systemPrompt, cacheKey, commands, sink, cancellation);
         return turn.run();
     }
 
@@ -79,15 +79,17 @@ public final class AgentLoop {
         private final Transcript transcript;
         private final String systemPrompt;
         private final String cacheKey;
+        private final CommandRunner runner;
         private final EventSink sink;
         private final Cancellation cancellation;
         private Usage totals = Usage.UNKNOWN;
         private int commandsRun;
 
-        Turn(Transcript transcript, String systemPrompt, String cacheKey, EventSink sink, Cancellation cancellation) {
+        Turn(Transcript transcript, String systemPrompt, String cacheKey, CommandRunner runner, EventSink sink, Cancellation cancellation) {
             this.transcript = transcript;
             this.systemPrompt = systemPrompt;
             this.cacheKey = cacheKey;
+            this.runner = runner;
             this.sink = sink;
             this.cancellation = cancellation;
         }

@@ -322,7 +322,7 @@ class AgentLoopTest {
             }
         };
 
-        AgentEvent last = new AgentLoop(provider, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, cancelOnIterationEnd, cancellation);
+        AgentEvent last = new AgentLoop(provider, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, runner, cancelOnIterationEnd, cancellation);
 
         assertThat(provider.calls).hasSize(1);
         assertThat(last).isEqualTo(new AgentEvent.Done(0, StopReason.CANCELLED, 1, 1, Usage.UNKNOWN));
@@ -404,7 +404,7 @@ class AgentLoopTest {
             throw new IllegalStateException("secret internal detail");
         };
 
-        AgentEvent last = new AgentLoop(crashing, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        AgentEvent last = new AgentLoop(crashing, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, runner, events::add, cancellation);
 
         AgentEvent.Error expected = new AgentEvent.Error(0,
                 "The model provider failed unexpectedly (IllegalStateException)", "provider_failure");
@@ -431,7 +431,7 @@ class AgentLoopTest {
             throw new NullPointerException();
         };
 
-        AgentEvent last = new AgentLoop(crashingSecond, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        AgentEvent last = new AgentLoop(crashingSecond, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, runner, events::add, cancellation);
 
         assertThat(last).isEqualTo(new AgentEvent.Error(1,
                 "The model provider failed unexpectedly (NullPointerException)", "provider_failure"));
@@ -474,7 +474,7 @@ class AgentLoopTest {
             throw new IllegalArgumentException("boom");
         };
 
-        new AgentLoop(crashing, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        new AgentLoop(crashing, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, runner, events::add, cancellation);
 
         assertThat(events).containsExactly(
                 new AgentEvent.Text(0, "<shell>ls</shell><shell>ls</shell>"),
@@ -766,7 +766,7 @@ class AgentLoopTest {
             return new ModelReply(null, Usage.UNKNOWN);
         };
 
-        new AgentLoop(withSources, runner, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        new AgentLoop(withSources, TurnLimits.DEFAULT).run(transcript, SYSTEM, CACHE_KEY, runner, events::add, cancellation);
 
         assertThat(of(AgentEvent.Source.class)).containsExactly(new AgentEvent.Source(0, "https://example.com/a", "Example A"));
     }
@@ -824,9 +824,9 @@ class AgentLoopTest {
 
     @Test
     void runRefusesAnEmptyTranscript() {
-        AgentLoop loop = new AgentLoop(provider, runner, TurnLimits.DEFAULT);
+        AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
 
-        assertThatThrownBy(() -> loop.run(new Transcript(), SYSTEM, CACHE_KEY, events::add, cancellation))
+        assertThatThrownBy(() -> loop.run(new Transcript(), SYSTEM, CACHE_KEY, runner, events::add, cancellation))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(events).isEmpty();
     }
@@ -844,9 +844,9 @@ class AgentLoopTest {
         List<Entry> before = conversation.entries();
         provider.script(reply("<shell>skill list</shell>"), reply("Done."));
         // A token per four characters: the six turns pass 80% of 2048 tokens, the last two and the note fit in 40%.
-        AgentLoop loop = new AgentLoop(provider, runner, TurnLimits.DEFAULT, new ContextWindow(2048, text -> (text.length() + 3) / 4));
+        AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT, new ContextWindow(2048, text -> (text.length() + 3) / 4));
 
-        AgentEvent last = loop.run(conversation, SYSTEM, CACHE_KEY, events::add, cancellation);
+        AgentEvent last = loop.run(conversation, SYSTEM, CACHE_KEY, runner, events::add, cancellation);
 
         assertThat(last).isInstanceOf(AgentEvent.Done.class).extracting(e -> ((AgentEvent.Done) e).stopReason()).isEqualTo(StopReason.COMPLETE);
         List<Entry> after = conversation.entries();
@@ -883,7 +883,7 @@ class AgentLoopTest {
     }
 
     private AgentEvent run(TurnLimits limits) {
-        return new AgentLoop(provider, runner, limits).run(transcript, SYSTEM, CACHE_KEY, events::add, cancellation);
+        return new AgentLoop(provider, limits).run(transcript, SYSTEM, CACHE_KEY, runner, events::add, cancellation);
     }
 
     private List<String> types() {

@@ -4,6 +4,8 @@ import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.server.exec.SandboxSettings;
+import dev.skillforge.server.exec.SandboxUser;
+import dev.skillforge.server.exec.WorkspaceQuota;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -28,8 +30,9 @@ import java.util.regex.Pattern;
  * @param commands     {@code FORGE_ALLOW_COMMANDS} and {@code FORGE_ALLOW_ARGS_NAME}, resolved
  * @param limits       {@code FORGE_COMMAND_TIMEOUT_SECONDS}, {@code FORGE_COMMAND_OUTPUT_BYTES},
  *                     {@code FORGE_MAX_CONCURRENT_COMMANDS}
- * @param sandbox      {@code FORGE_SANDBOX} ({@code bwrap} by default, or {@code none}) and
- *                     {@code FORGE_SANDBOX_NETWORK} ({@code 0} by default, or {@code 1})
+ * @param sandbox      {@code FORGE_SANDBOX} ({@code bwrap} by default, or {@code none}),
+ *                     {@code FORGE_SANDBOX_NETWORK} ({@code 0} by default, or {@code 1}), {@code FORGE_SANDBOX_UID}
+ *                     and the workspace quota ({@code FORGE_WORKSPACE_MAX_FILES}, {@code FORGE_WORKSPACE_MAX_BYTES})
  * @param connections  {@code FORGE_IDLE_TIMEOUT_SECONDS}, {@code FORGE_MAX_CONNECTIONS_PER_CLIENT}
  * @param web          {@code FORGE_ALLOW_WEB} ({@code 0} by default, or {@code 1}) and {@code FORGE_WEB_HOSTS}: the {@code web get} command
  */
@@ -81,7 +84,10 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
                 Settings.integer(env, "FORGE_COMMAND_OUTPUT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
                 Settings.integer(env, "FORGE_MAX_CONCURRENT_COMMANDS", 4, 1, 256));
         SandboxSettings sandbox = new SandboxSettings(SandboxSettings.kind(env.get("FORGE_SANDBOX")),
-                Settings.integer(env, "FORGE_SANDBOX_NETWORK", 0, 0, 1) == 1);
+                Settings.integer(env, "FORGE_SANDBOX_NETWORK", 0, 0, 1) == 1,
+                Settings.integer(env, "FORGE_SANDBOX_UID", SandboxUser.NOBODY, 1, Integer.MAX_VALUE - 1),
+                new WorkspaceQuota(Settings.integer(env, "FORGE_WORKSPACE_MAX_FILES", WorkspaceQuota.DEFAULT.maxFiles(), 1, 10_000_000),
+                        Settings.wholeNumber(env, "FORGE_WORKSPACE_MAX_BYTES", WorkspaceQuota.DEFAULT.maxBytes(), 1024, Long.MAX_VALUE)));
         return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), AllowedHosts.parse(env.get(AllowedHosts.VARIABLE)),
                 commands, limits, sandbox, ConnectionLimits.from(env), WebSettings.from(env));
     }

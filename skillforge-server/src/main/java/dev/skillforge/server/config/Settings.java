@@ -92,12 +92,17 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
 
     /** A whole-number setting within [min, max], or {@code fallback} when unset; a wrong value names its variable. */
     static int integer(Map<String, String> env, String name, int fallback, int min, int max) {
+        return (int) wholeNumber(env, name, fallback, min, max);
+    }
+
+    /** {@link #integer} for settings that may pass 2^31 (sizes in bytes). */
+    static long wholeNumber(Map<String, String> env, String name, long fallback, long min, long max) {
         String value = blankToNull(env.get(name));
         if (value == null) {
             return fallback;
         }
         try {
-            int parsed = Integer.parseInt(value.strip());
+            long parsed = Long.parseLong(value.strip());
             if (parsed < min || parsed > max) {
                 throw new ConfigurationException(name + "=" + value + " is out of range: use " + min + " to " + max);
             }

@@ -8,6 +8,7 @@ import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.AttachedDocument;
+import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.AttachmentFile;
@@ -57,6 +58,7 @@ public final class ConversationService implements AutoCloseable {
     private final String systemPrompt;
     private final ConversationModels models;
     private final ConversationStore store;
+    private final ConversationCommands commands;
     private final ConversationTimings timings;
     private final InstantSource clock;
     private final String instanceId;
@@ -68,21 +70,25 @@ public final class ConversationService implements AutoCloseable {
     private volatile boolean draining;
 
     /** A service with its own random instance id, the default timings and the system clock (tests). */
-    public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models) {
-        this(store, writer, systemPrompt, models, UUID.randomUUID().toString(), ConversationTimings.DEFAULTS, InstantSource.system());
+    public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
+                               ConversationCommands commands) {
+        this(store, writer, systemPrompt, models, commands, UUID.randomUUID().toString(), ConversationTimings.DEFAULTS,
+                InstantSource.system());
     }
 
     /**
      * @param systemPrompt the system prompt new conversations are fixed to (it is stored with each)
+     * @param commands     where each conversation's commands run
      * @param instanceId   this server's lease owner id ({@link InstanceIdentity}): the same across restarts on one data folder
      * @param clock        the time for records, leases and idle eviction
      */
     public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
-                               String instanceId, ConversationTimings timings, InstantSource clock) {
+                               ConversationCommands commands, String instanceId, ConversationTimings timings, InstantSource clock) {
         this.store = store;
         this.writer = writer;
         this.systemPrompt = systemPrompt;
         this.models = models;
+        this.commands = commands;
         this.timings = timings;
         this.clock = clock;
         this.instanceId = instanceId;
@@ -235,6 +241,7 @@ public final class ConversationService implements AutoCloseable {
         }
         turns.forEach(turn -> writes.add(new Write.PutTurn(turn)));
         writer.submitAll(writes); // one transaction: a fork is there whole or not at all
+        commands.forked(from.id(), forkId);
         HotConversation copy = hot.newCopy(fork, entries, turns,
                 new Lease.Held(forkId, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis()));
         hot.adopt(copy);
@@ -300,7 +307,28 @@ public final class ConversationService implements AutoCloseable {
         HotConversation conversation = hot.getOrLoad(validId(id));
         conversation.delete();
         hot.forget(conversation);
+        commands.deleted(id);
         changes.publish("deleted", id);
+    }
+
+    /**
+     * What the conversation's workspace holds, against its quota.
+     *
+     * @throws ConversationException NOT_FOUND for an unknown id
+     */
+    public Workspace.Usage workspace(String id) {
+        hot.getOrLoad(validId(id));
+        return commands.usage(id);
+    }
+
+    /**
+     * Removes every file the conversation's commands left in its workspace (one that holds a link leading out or
+     * more than its quota runs programs again).
+     *
+     * @throws ConversationException NOT_FOUND for an unknown id, BUSY while a turn of it runs
+     */
+    public void clearWorkspace(String id) {
+        hot.getOrLoad(validId(id)).whileIdle(() -> commands.clear(id));
     }
 
     /**
@@ -332,7 +360,8 @@ public final class ConversationService implements AutoCloseable {
             ConversationModels.Choice choice = new ConversationModels.Choice(record.provider(), record.model());
             requireFits(choice, documents);
             String title = content.isBlank() ? documents.getFirst().attachment().name() : titleFrom(content);
-            Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice), models.runObserver(choice, id, content));
+            Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice), commands.forConversation(id),
+                    models.runObserver(choice, id, content));
             if (run.isPresent()) {
                 announce(id, run.get());
                 return run.get();

@@ -1,6 +1,7 @@
 package dev.skillforge.server.conversation;
 
 import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
@@ -183,18 +184,31 @@ final class HotConversation {
     }
 
     /**
+     * Runs {@code action} while no turn runs here, and none can start until it returns.
+     *
+     * @throws ConversationException BUSY while a turn runs
+     */
+    synchronized void whileIdle(Runnable action) {
+        if (running != null) {
+            throw new ConversationException(ConversationException.Kind.BUSY, "A turn is running; stop it or wait for its end first");
+        }
+        action.run();
+    }
+
+    /**
      * Starts a turn with the person's message: the turn's record, the title (on the first turn) and the
      * message reach the store in one transaction; the loop then runs on its own thread.
      *
      * @param documents the files attached to the message, text extracted: stored with it, in the same transaction
      * @param loop     the loop of the conversation's provider
+     * @param commands runs the turn's commands, in this conversation's workspace
      * @param observer sees every event first (the metrics)
      * @param title    the title for a conversation that has none yet, from the message
      * @return the run, or empty when this copy was released meanwhile (the caller loads the conversation again)
      * @throws ConversationException BUSY when a turn is running
      */
     synchronized Optional<AgentRun> startTurn(String content, List<AttachedDocument> documents, String title, AgentLoop loop,
-                                              EventSink observer) {
+                                              CommandRunner commands, EventSink observer) {
         if (released) {
             return Optional.empty();
         }
@@ -217,7 +231,8 @@ final class HotConversation {
         });
         TurnRecorder recorder = new TurnRecorder();
         runningRecorder = recorder;
-        running = AgentRun.start(loop, transcript, record.systemPrompt(), record.cacheKey(), new RunEventLog(eventIds::incrementAndGet), event -> {
+        running = AgentRun.start(loop, transcript, record.systemPrompt(), record.cacheKey(), commands,
+                new RunEventLog(eventIds::incrementAndGet), event -> {
             recorder.accept(event);
             observer.accept(event);
         }, last -> finishTurn(started, recorder));

@@ -16,7 +16,9 @@ final class CommandRefused extends Exception {
         /** The program, or one of its arguments, is not on the allow-list ({@link CommandPolicy}); the message says what is. */
         NOT_ALLOWED,
         /** A path that leaves the workspace, or a link in it that does ({@link Workspace}). */
-        PATH
+        PATH,
+        /** The workspace holds a link that leads out, or more than its quota ({@link Workspace#inspect()}). */
+        WORKSPACE
     }
 
     private final Kind kind;

@@ -6,28 +6,40 @@ import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.shell.ShellCommand;
 
 /**
- * The agent's command runner: a command whose first word is {@code skill} goes to the in-process
- * skill commands (which never start a process); {@code web} to the page fetcher (in-process too); anything else
- * to the {@link ProcessRunner}, which
- * runs it only if the operator's allow-list names its program, and refuses it otherwise.
+ * The agent's commands: a command whose first word is {@code skill} goes to the in-process skill commands
+ * (which never start a process); {@code web} to the page fetcher (in-process too); anything else to the
+ * {@link ProcessRunner}, which runs it in the turn's own workspace only if the operator's allow-list names
+ * its program, and refuses it otherwise.
  */
-public final class CommandRouter implements CommandRunner {
+public final class CommandRouter {
 
     private final CommandRunner skills;
     private final CommandRunner web;
     private final ProcessRunner processes;
+    private final Workspaces workspaces;
     private final CommandStats stats;
 
     /** @param web runs {@code web …} commands (which say so when the operator has not allowed them) */
-    public CommandRouter(CommandRunner skills, CommandRunner web, ProcessRunner processes, CommandStats stats) {
+    public CommandRouter(CommandRunner skills, CommandRunner web, ProcessRunner processes, Workspaces workspaces, CommandStats stats) {
         this.skills = skills;
         this.web = web;
         this.processes = processes;
+        this.workspaces = workspaces;
         this.stats = stats;
     }
 
-    @Override
-    public CommandResult run(ShellCommand command, Cancellation cancellation) {
+    /**
+     * The runner of the turns whose programs run in the workspace of {@code key} (a conversation's id, or a
+     * stateless conversation's key); the folder is made when the first program runs.
+     *
+     * @throws IllegalArgumentException when {@code key} is not an id
+     */
+    public CommandRunner in(String key) {
+        workspaces.checkKey(key); // now, not at the first program
+        return (command, cancellation) -> run(command, key, cancellation);
+    }
+
+    private CommandResult run(ShellCommand command, String key, Cancellation cancellation) {
         if (isSkillCommand(command)) {
             stats.count(CommandStats.Outcome.SKILL);
             return skills.run(command, cancellation);
@@ -36,10 +48,10 @@ public final class CommandRouter implements CommandRunner {
             stats.count(CommandStats.Outcome.SKILL);
             return web.run(command, cancellation);
         }
-        return processes.run(command, cancellation);
+        return processes.run(command, workspaces.open(key), cancellation);
     }
 
-    static boolean isSkillCommand(ShellCommand command) {
+    private static boolean isSkillCommand(ShellCommand command) {
         return firstWord(command).equals("skill");
     }
 

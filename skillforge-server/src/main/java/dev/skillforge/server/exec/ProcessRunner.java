@@ -2,7 +2,6 @@ package dev.skillforge.server.exec;
 
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.CommandResult;
-import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.shell.ShellCommand;
 import dev.skillforge.core.transcript.StorableText;
 import org.slf4j.Logger;
@@ -56,7 +55,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ({@code [exit code 2]}, {@code [killed: …]}) come first, before the output, so they survive
  * every later cut of a long result.
  */
-public final class ProcessRunner implements CommandRunner {
+public final class ProcessRunner {
 
     public static final int EXIT_REFUSED = 126;
     public static final int EXIT_TIMEOUT = 124;
@@ -86,16 +85,19 @@ public final class ProcessRunner implements CommandRunner {
         }
     }
 
+    /** Programs that remove what their arguments name: they still run in a workspace over its quota, to clear it. */
+    private static final Set<String> REMOVERS = Set.of("rm", "rmdir", "unlink");
+    /** The exit status of a program killed by SIGXFSZ, a file past the size limit. */
+    private static final int EXIT_FILE_TOO_LARGE = 128 + 25;
+
     private final CommandPolicy policy;
-    private final Workspace workspace;
     private final Sandbox sandbox;
     private final Limits limits;
     private final Semaphore slots;
     private final CommandStats stats;
 
-    public ProcessRunner(CommandPolicy policy, Workspace workspace, Sandbox sandbox, Limits limits, CommandStats stats) {
+    public ProcessRunner(CommandPolicy policy, Sandbox sandbox, Limits limits, CommandStats stats) {
         this.policy = policy;
-        this.workspace = workspace;
         this.sandbox = sandbox;
         this.limits = limits;
         this.slots = new Semaphore(limits.maxConcurrent());
@@ -106,17 +108,26 @@ public final class ProcessRunner implements CommandRunner {
         return policy;
     }
 
-    @Override
-    public CommandResult run(ShellCommand command, Cancellation cancellation) {
+    /**
+     * Runs {@code command} in {@code workspace}, if the allow-list, the argument checks and the workspace's state
+     * let it: a workspace holding a link that leads out, or over its quota, runs only programs that remove files.
+     */
+    public CommandResult run(ShellCommand command, Workspace workspace, Cancellation cancellation) {
         List<String> argv;
         CommandPolicy.Program program;
         try {
             argv = CommandLine.split(command.command());
             program = policy.check(argv);
-            workspace.check(argv.subList(1, argv.size()));
-            Optional<String> link = workspace.escapingLink();
-            if (link.isPresent()) {
-                throw new CommandRefused(CommandRefused.Kind.PATH, link.get());
+            boolean removes = REMOVERS.contains(program.name());
+            if (removes) {
+                workspace.checkRemoval(argv.subList(1, argv.size()));
+            } else {
+                workspace.check(argv.subList(1, argv.size()));
+            }
+            Optional<String> refusal = workspace.inspect().refusal();
+            if (refusal.isPresent() && !removes) {
+                throw new CommandRefused(CommandRefused.Kind.WORKSPACE, refusal.get() + ": only rm and rmdir run until files are"
+                        + " removed, and the person can clear this conversation's workspace");
             }
         } catch (CommandRefused e) {
             stats.count(CommandStats.Outcome.REFUSED);
@@ -125,14 +136,15 @@ public final class ProcessRunner implements CommandRunner {
                     : "refused: " + e.getMessage() + ". Allowed: " + policy.describe();
             return CommandResult.failed(message + ". Nothing was run.", EXIT_REFUSED);
         }
-        return execute(command, program, argv, cancellation);
+        return execute(command, program, argv, workspace, cancellation);
     }
 
     /**
      * Runs {@code argv} once its checks have passed (the tests of the sandbox call it directly, to show
      * what a program could do past checks that missed something): a slot, then the sandboxed process.
      */
-    CommandResult execute(ShellCommand command, CommandPolicy.Program program, List<String> argv, Cancellation cancellation) {
+    CommandResult execute(ShellCommand command, CommandPolicy.Program program, List<String> argv, Workspace workspace,
+                          Cancellation cancellation) {
         if (!slots.tryAcquire()) {
             stats.count(CommandStats.Outcome.BUSY);
             LOG.warn("Refused command {}: {} commands already running", command.id(), limits.maxConcurrent());
@@ -140,13 +152,14 @@ public final class ProcessRunner implements CommandRunner {
                     + " runs at once; try again when one has finished. Nothing was run.", EXIT_REFUSED);
         }
         try {
-            return start(command, program, argv, cancellation);
+            return start(command, program, argv, workspace, cancellation);
         } finally {
             slots.release();
         }
     }
 
-    private CommandResult start(ShellCommand command, CommandPolicy.Program program, List<String> argv, Cancellation cancellation) {
+    private CommandResult start(ShellCommand command, CommandPolicy.Program program, List<String> argv, Workspace workspace,
+                                Cancellation cancellation) {
         if (cancellation.isCancelled()) {
             stats.count(CommandStats.Outcome.STOPPED);
             return CommandResult.failed("[not run: the run was stopped]", EXIT_STOPPED);
@@ -154,11 +167,11 @@ public final class ProcessRunner implements CommandRunner {
         List<String> line = new ArrayList<>(argv.size());
         line.add(program.path().toString());
         line.addAll(argv.subList(1, argv.size()));
-        Sandbox.Launch launch = sandbox.launch(line);
+        Sandbox.Launch launch = sandbox.launch(line, workspace.root());
         ProcessBuilder builder = new ProcessBuilder(launch.command())
                 .directory(workspace.root().toFile())
                 .redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(launch.stdin().toFile()));
         Map<String, String> environment = builder.environment();
         environment.clear();
         environment.putAll(launch.environment());
@@ -228,7 +241,9 @@ public final class ProcessRunner implements CommandRunner {
             return CommandResult.ok(text);
         }
         stats.count(CommandStats.Outcome.FAILED);
-        return CommandResult.failed("[exit code " + exit + "]" + (text.isEmpty() ? "" : "\n" + text), exit);
+        String note = exit == EXIT_FILE_TOO_LARGE ? "[exit code " + exit + ": killed writing a file past " + workspace.quota().maxBytes()
+                + " bytes, the largest a workspace may hold]" : "[exit code " + exit + "]";
+        return CommandResult.failed(note + (text.isEmpty() ? "" : "\n" + text), exit);
     }
 
     private static String seconds(Duration duration) {

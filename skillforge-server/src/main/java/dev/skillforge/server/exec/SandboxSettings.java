@@ -4,13 +4,17 @@ import dev.skillforge.server.error.ConfigurationException;
 import java.util.Locale;
 
 /**
- * How the model's programs are confined: {@code FORGE_SANDBOX} and {@code FORGE_SANDBOX_NETWORK}.
+ * How the model's programs are confined: {@code FORGE_SANDBOX}, {@code FORGE_SANDBOX_NETWORK},
+ * {@code FORGE_SANDBOX_UID} and the workspaces' quota ({@code FORGE_WORKSPACE_MAX_FILES},
+ * {@code FORGE_WORKSPACE_MAX_BYTES}).
  *
  * @param kind    {@link Kind#BWRAP} (the default) or {@link Kind#NONE}
  * @param network whether sandboxed programs share the server's network ({@code FORGE_SANDBOX_NETWORK=1});
  *                off by default: they see no network interface at all, loopback included
+ * @param uid     the host user (and group) programs run as when the server runs as root ({@link SandboxUser})
+ * @param quota   what each conversation's workspace may hold
  */
-public record SandboxSettings(Kind kind, boolean network) {
+public record SandboxSettings(Kind kind, boolean network, int uid, WorkspaceQuota quota) {
 
     /** The values of {@code FORGE_SANDBOX}. */
     public enum Kind {
@@ -20,8 +24,18 @@ public record SandboxSettings(Kind kind, boolean network) {
         NONE
     }
 
-    /** Bubblewrap, no network. */
-    public static final SandboxSettings DEFAULT = new SandboxSettings(Kind.BWRAP, false);
+    /** Bubblewrap, no network, {@code nobody} under a root server, the default quota. */
+    public static final SandboxSettings DEFAULT = new SandboxSettings(Kind.BWRAP, false, SandboxUser.NOBODY, WorkspaceQuota.DEFAULT);
+
+    /** The same settings with another kind and network. */
+    public SandboxSettings with(Kind otherKind, boolean otherNetwork) {
+        return new SandboxSettings(otherKind, otherNetwork, uid, quota);
+    }
+
+    /** The same settings with another quota. */
+    public SandboxSettings with(WorkspaceQuota otherQuota) {
+        return new SandboxSettings(kind, network, uid, otherQuota);
+    }
 
     /**
      * @param value {@code FORGE_SANDBOX}: {@code bwrap}, {@code none}, or {@code null} (the default, bwrap)

@@ -13,8 +13,8 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 
 /**
- * The folder commands run in ({@code FORGE_DATA_DIR/workspace}) and the check that keeps their
- * arguments inside it.
+ * One conversation's folder, where its programs run ({@link Workspaces}), the check that keeps their
+ * arguments inside it, and what it holds against its {@link WorkspaceQuota}.
  *
  * <p>Every argument is read as a path a program might open, since which arguments a program
  * treats as files is the program's business: an argument is checked as a whole (a long option's
@@ -28,9 +28,9 @@ import java.util.Optional;
  * holds none unless an allowed program makes them.
  *
  * <p>A program may also find links on its own while it walks a folder ({@code grep -R},
- * {@code ls -LR}), so before each command {@link #escapingLink()} looks through the whole workspace
- * (up to {@value #MAX_ENTRIES} entries) for a link that leads out, and the command is refused
- * while there is one.
+ * {@code ls -LR}), so before each command {@link #inspect()} looks through the whole workspace
+ * (up to its quota of entries) for a link that leads out, and counts what it holds: the command is refused
+ * while there is such a link or the workspace is over its quota.
  *
  * <p>These checks are a first line only: a program also opens paths named inside its own scripts
  * ({@code sed}'s {@code r}, {@code awk}'s {@code getline <}, an interpreter's code), which no
@@ -38,33 +38,61 @@ import java.util.Optional;
  */
 public final class Workspace {
 
-    /** The most entries {@link #escapingLink()} looks at; a bigger workspace is refused. */
-    public static final int MAX_ENTRIES = 50_000;
-
-    private final Path root;
-
-    private Workspace(Path root) {
-        this.root = root;
+    /**
+     * What a workspace holds.
+     *
+     * @param files   files, folders and links, not counting the workspace itself (counting stops past the quota)
+     * @param bytes   the size of its files (counting stops past the quota)
+     * @param quota   what it may hold
+     * @param refusal why its programs may not run, if they may not
+     */
+    public record Usage(long files, long bytes, WorkspaceQuota quota, Optional<String> refusal) {
+        /** Whether this is more than the quota allows. */
+        public boolean over() {
+            return files > quota.maxFiles() || bytes > quota.maxBytes();
+        }
     }
 
-    /** Creates the folder if needed; the check works on its real path. */
-    public static Workspace at(Path folder) throws IOException {
-        Files.createDirectories(folder);
-        return new Workspace(folder.toRealPath());
+    private final Path root;
+    private final WorkspaceQuota quota;
+
+    /** @param root the folder's real path */
+    Workspace(Path root, WorkspaceQuota quota) {
+        this.root = root;
+        this.quota = quota;
     }
 
     public Path root() {
         return root;
     }
 
+    public WorkspaceQuota quota() {
+        return quota;
+    }
+
     /** Checks every argument after the program's name. */
     public void check(Iterable<String> arguments) throws CommandRefused {
         for (String argument : arguments) {
-            check(argument);
+            check(argument, false);
+        }
+    }
+
+    /**
+     * Checks the arguments of a program that removes what they name ({@code rm}, {@code rmdir}): as {@link #check},
+     * but a link may be the last name of a path (not followed by an unlink, so a link leading out can be removed),
+     * unless the path ends with {@code /}, which would follow it.
+     */
+    public void checkRemoval(Iterable<String> arguments) throws CommandRefused {
+        for (String argument : arguments) {
+            check(argument, true);
         }
     }
 
     public void check(String argument) throws CommandRefused {
+        check(argument, false);
+    }
+
+    private void check(String argument, boolean unlinks) throws CommandRefused {
         if (argument.startsWith("-") && !argument.startsWith("--") && argument.length() > 1) {
             if (argument.indexOf('/') >= 0 || argument.contains("..")) {
                 throw new CommandRefused(CommandRefused.Kind.PATH, "the option " + CommandRefused.quote(argument) + " has a path glued to it: write the option and the path"
@@ -73,27 +101,27 @@ public final class Workspace {
             return; // short options: -la, -n5
         }
         for (int equals = argument.indexOf('='); equals >= 0; equals = argument.indexOf('=', equals + 1)) {
-            checkValue(argument, argument.substring(equals + 1)); // --file=P, if=P, of=P, a=b=P
+            checkValue(argument, argument.substring(equals + 1), false); // --file=P, if=P, of=P, a=b=P
         }
         if (!argument.startsWith("--")) {
-            checkValue(argument, argument); // a long option's own name (--recursive) is not a path
+            checkValue(argument, argument, unlinks); // a long option's own name (--recursive) is not a path
         }
     }
 
     /** A value as a path, and as the path of a {@code file:} URL ({@code git clone file:///…}). */
-    private void checkValue(String argument, String value) throws CommandRefused {
-        checkPath(argument, value);
+    private void checkValue(String argument, String value, boolean unlinks) throws CommandRefused {
+        checkPath(argument, value, unlinks);
         if (value.regionMatches(true, 0, "file:", 0, 5)) {
             String path = value.substring(5);
             if (path.startsWith("//")) { // file://host/path: the path starts at the first slash after the host
                 int slash = path.indexOf('/', 2);
                 path = slash < 0 ? "" : path.substring(slash);
             }
-            checkPath(argument, percentDecoded(path));
+            checkPath(argument, percentDecoded(path), false);
         }
     }
 
-    private void checkPath(String argument, String path) throws CommandRefused {
+    private void checkPath(String argument, String path, boolean unlinks) throws CommandRefused {
         if (path.isEmpty() || path.equals("-")) {
             return;
         }
@@ -108,7 +136,9 @@ public final class Workspace {
             }
         }
         Path current = root;
-        for (String segment : path.split("/")) {
+        String[] segments = path.split("/");
+        for (int i = 0; i < segments.length; i++) {
+            String segment = segments[i];
             if (segment.isEmpty() || segment.equals(".")) {
                 continue;
             }
@@ -122,6 +152,9 @@ public final class Workspace {
                 return; // nothing further exists, so no link further down either
             }
             if (Files.isSymbolicLink(next)) {
+                if (unlinks && i == segments.length - 1 && !path.endsWith("/")) {
+                    return; // removed, not followed
+                }
                 Path target;
                 try {
                     target = next.toRealPath();
@@ -140,18 +173,19 @@ public final class Workspace {
     }
 
     /**
-     * Looks through the workspace for a symbolic link that points outside it or nowhere.
+     * Looks through the workspace for a symbolic link that points outside it or nowhere, and counts its files
+     * and bytes, stopping past the quota.
      *
-     * @return a refusal naming the first one found (or saying the workspace is too big to check)
+     * @return what it holds, with a refusal naming the first such link found, or the quota it is over
      */
-    public Optional<String> escapingLink() {
-        int[] entries = {0};
+    public Usage inspect() {
+        long[] counted = {0, 0};
         String[] found = {null};
         try {
             Files.walkFileTree(root, new SimpleFileVisitor<>() {
                 @Override
                 public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                    return count();
+                    return dir.equals(root) ? FileVisitResult.CONTINUE : count(0);
                 }
 
                 @Override
@@ -161,27 +195,32 @@ public final class Workspace {
                                 + root.relativize(file) + "); no command runs until it is removed";
                         return FileVisitResult.TERMINATE;
                     }
-                    return count();
+                    return count(attrs.isRegularFile() ? attrs.size() : 0);
                 }
 
                 @Override
                 public FileVisitResult visitFileFailed(Path file, IOException e) {
-                    return count();
+                    return count(0);
                 }
 
-                private FileVisitResult count() {
-                    if (++entries[0] > MAX_ENTRIES) {
-                        found[0] = "the workspace holds more than " + MAX_ENTRIES + " files and folders, too many to check"
-                                + " for links that lead outside; no command runs until some are removed";
+                private FileVisitResult count(long size) {
+                    counted[0]++;
+                    counted[1] += size;
+                    if (counted[0] > quota.maxFiles()) {
+                        found[0] = "the workspace holds more than " + quota.maxFiles() + " files and folders, its quota";
+                        return FileVisitResult.TERMINATE;
+                    }
+                    if (counted[1] > quota.maxBytes()) {
+                        found[0] = "the workspace holds more than " + quota.maxBytes() + " bytes, its quota";
                         return FileVisitResult.TERMINATE;
                     }
                     return FileVisitResult.CONTINUE;
                 }
             });
         } catch (IOException e) {
-            return Optional.of("the workspace folder could not be read (" + e.getClass().getSimpleName() + ")");
+            found[0] = "the workspace folder could not be read (" + e.getClass().getSimpleName() + ")";
         }
-        return Optional.ofNullable(found[0]);
+        return new Usage(counted[0], counted[1], quota, Optional.ofNullable(found[0]));
     }
 
     private boolean pointsInside(Path link) {

@@ -3,7 +3,6 @@ package dev.skillforge.server.http;
 import dev.skillforge.server.web.Servers;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.Transcript;
@@ -12,6 +11,7 @@ import dev.skillforge.server.document.DocumentException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.run.AgentRun;
+import dev.skillforge.server.run.StatelessAgent;
 import dev.skillforge.server.run.RunEventLog;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -22,9 +22,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -64,7 +61,7 @@ public final class ApiServer implements AutoCloseable {
     public record Observability(Function<String, EventSink> statelessRunObserver, Supplier<String> metrics) {
     }
 
-    private final AgentLoop loop;
+    private final StatelessAgent stateless;
     private final String systemPrompt;
     private final ProviderInfo provider;
     private final List<ProviderRegistry.Listing> providers;
@@ -76,12 +73,12 @@ public final class ApiServer implements AutoCloseable {
     /** What {@code /healthz} says about the commands (counts), to an authenticated caller; {@code null} for nothing. */
     private final Supplier<? extends JsonNode> commandStats;
 
-    private ApiServer(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
+    private ApiServer(String host, int port, StatelessAgent stateless, String systemPrompt, ProviderInfo provider,
                       List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills,
                       Observability observability, HttpSecurity security, Supplier<? extends JsonNode> commandStats,
                       Consumer<JavalinConfig> otherDoors) {
         this.commandStats = commandStats;
-        this.loop = loop;
+        this.stateless = stateless;
         this.observability = observability;
         this.conversations = conversations;
         this.systemPrompt = systemPrompt;
@@ -137,11 +134,11 @@ public final class ApiServer implements AutoCloseable {
      * @param commandStats the command counts {@code /healthz} shows an authenticated caller
      * @param otherDoors   mounts what is served beside the API on the same server (the MCP endpoint), behind the same security
      */
-    public static ApiServer start(String host, int port, AgentLoop loop, String systemPrompt, ProviderInfo provider,
+    public static ApiServer start(String host, int port, StatelessAgent stateless, String systemPrompt, ProviderInfo provider,
                                   List<ProviderRegistry.Listing> providers, ConversationRoutes conversations, SkillRoutes skills,
                                   Observability observability, HttpSecurity security, Supplier<? extends JsonNode> commandStats,
                                   Consumer<JavalinConfig> otherDoors) {
-        return new ApiServer(host, port, loop, systemPrompt, provider, providers, conversations, skills, observability, security,
+        return new ApiServer(host, port, stateless, systemPrompt, provider, providers, conversations, skills, observability, security,
                 commandStats, otherDoors);
     }
 
@@ -211,7 +208,8 @@ public final class ApiServer implements AutoCloseable {
         }
         SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
-        AgentRun run = AgentRun.start(loop, new Transcript(request.messages()), systemPrompt, cacheKey(request.messages()),
+        String key = StatelessAgent.key(request.messages().getFirst().content());
+        AgentRun run = AgentRun.start(stateless.loop(), new Transcript(request.messages()), systemPrompt, key, stateless.commands().apply(key),
                 new RunEventLog(ids::incrementAndGet), observability.statelessRunObserver().apply(request.newMessage()), last -> { });
         boolean followedToTheEnd = false;
         try {
@@ -220,20 +218,6 @@ public final class ApiServer implements AutoCloseable {
             if (!followedToTheEnd) {
                 run.cancel("the client disconnected");
             }
-        }
-    }
-
-    /**
-     * A stateless conversation has no id, but its first message never changes: a key derived from
-     * it is the same for every turn of the conversation, so providers route all its calls to one cache.
-     */
-    static String cacheKey(List<Entry> messages) {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            byte[] digest = sha.digest(messages.getFirst().content().getBytes(StandardCharsets.UTF_8));
-            return "sf-" + HexFormat.of().formatHex(digest, 0, 16);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
     }
 

@@ -14,6 +14,8 @@ import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.document.UploadsJson;
+import dev.skillforge.server.exec.Workspace;
+import dev.skillforge.server.exec.WorkspaceQuota;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
@@ -77,6 +79,15 @@ public final class ConversationRoutes {
 
 
 
+    private void workspace(Context ctx) {
+        Workspace.Usage usage = conversations.workspace(ctx.pathParam("id"));
+        WorkspaceQuota quota = usage.quota();
+        ObjectNode body = Json.object().put("files", usage.files()).put("bytes", usage.bytes()).put("maxFiles", quota.maxFiles())
+                .put("maxBytes", quota.maxBytes());
+        usage.refusal().ifPresentOrElse(why -> body.put("blocked", why), () -> body.putNull("blocked"));
+        json(ctx, 200, body);
+    }
+
     void register(JavalinConfig config) {
         config.routes.post("/api/conversations", this::create);
         config.routes.get("/api/conversations", this::list);
@@ -96,6 +107,11 @@ public final class ConversationRoutes {
         config.routes.get("/api/conversations/{id}/attachments/{sha256}/text", ctx -> ctx.status(200)
                 .contentType("text/plain; charset=utf-8").result(conversations.attachmentText(ctx.pathParam("id"), ctx.pathParam("sha256"))));
         config.routes.post("/api/conversations/{id}/fork", this::fork);
+        config.routes.get("/api/conversations/{id}/workspace", this::workspace);
+        config.routes.delete("/api/conversations/{id}/workspace", ctx -> {
+            conversations.clearWorkspace(ctx.pathParam("id"));
+            ctx.status(204);
+        });
         config.routes.exception(ConversationException.class, (e, ctx) -> {
             int status = switch (e.kind()) {
                 case NOT_FOUND -> 404;

@@ -3,6 +3,7 @@ package dev.skillforge.server.run;
 import dev.skillforge.core.agent.AgentEvent;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.transcript.Transcript;
 import org.slf4j.Logger;
@@ -38,7 +39,7 @@ public final class AgentRun {
      * Starts the turn. Each event goes to {@code observer} first (to record the turn), then to the
      * log; {@code onEnd} runs on the run's thread with the last event once the loop returned.
      */
-    public static AgentRun start(AgentLoop loop, Transcript transcript, String systemPrompt, String cacheKey,
+    public static AgentRun start(AgentLoop loop, Transcript transcript, String systemPrompt, String cacheKey, CommandRunner commands,
                                  RunEventLog events, EventSink observer, Consumer<AgentEvent> onEnd) {
         AgentRun run = new AgentRun(events);
         // The last event (done or error) is published only after onEnd: a client that saw it may start the next turn at once.
@@ -51,7 +52,7 @@ public final class AgentRun {
         Thread.ofVirtual().name("run-" + cacheKey).start(() -> {
             AgentEvent last;
             try {
-                last = loop.run(transcript, systemPrompt, cacheKey, sink, run.cancellation);
+                last = loop.run(transcript, systemPrompt, cacheKey, commands, sink, run.cancellation);
             } catch (RuntimeException e) {
                 log.error("run {} failed", cacheKey, e);
                 last = new AgentEvent.Error(0, "The server failed while running the turn", "internal_error");

@@ -14,19 +14,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Arguments cannot leave the workspace: no absolute paths, no '..', no links that lead out. */
+/**
+ * Arguments cannot leave the workspace: no absolute paths, no '..', no links that lead out; and what a
+ * workspace holds is counted against its quota.
+ */
 class WorkspaceTest {
+
+    /** Programs run as this test's own user: no folder changes owner. */
+    static final SandboxUser OWN = new SandboxUser(false, 1000, 1000);
+    static final WorkspaceQuota QUOTA = new WorkspaceQuota(20, 1000);
 
     @TempDir
     Path base;
     Path outside;
+    Workspaces workspaces;
     Workspace workspace;
 
     @BeforeEach
     void setUp() throws IOException {
         outside = Files.createDirectories(base.resolve("outside"));
         Files.writeString(outside.resolve("secret.txt"), "secret");
-        workspace = Workspace.at(base.resolve("data").resolve("workspace"));
+        workspaces = Workspaces.at(base.resolve("data").resolve("workspaces"), OWN, QUOTA);
+        workspace = workspaces.open("c1");
         Files.createDirectories(workspace.root().resolve("notes/sub"));
         Files.writeString(workspace.root().resolve("notes/a.txt"), "a");
     }
@@ -81,16 +90,86 @@ class WorkspaceTest {
         assertThatThrownBy(() -> workspace.check("dangling")).hasMessageContaining("does not exist");
         assertThatCode(() -> workspace.check("inside/a.txt")).doesNotThrowAnyException();
 
-        assertThat(workspace.escapingLink()).hasValueSatisfying(problem -> assertThat(problem).contains("leads outside"));
+        assertThat(workspace.inspect().refusal()).hasValueSatisfying(problem -> assertThat(problem).contains("leads outside"));
         Files.delete(workspace.root().resolve("escape"));
         Files.delete(workspace.root().resolve("secret-link"));
         Files.delete(workspace.root().resolve("dangling"));
-        assertThat(workspace.escapingLink()).isEmpty(); // the inside link is fine
+        assertThat(workspace.inspect().refusal()).isEmpty(); // the inside link is fine
     }
 
     @Test
     void aLinkDeepInsideThatLeadsOutIsFoundBeforeAnyCommandRuns() throws IOException {
         Files.createSymbolicLink(workspace.root().resolve("notes/sub/up"), outside);
-        assertThat(workspace.escapingLink()).hasValueSatisfying(problem -> assertThat(problem).contains("notes/sub/up"));
+        assertThat(workspace.inspect().refusal()).hasValueSatisfying(problem -> assertThat(problem).contains("notes/sub/up"));
+    }
+
+    @Test
+    void aRemovalMayNameALinkThatLeadsOutAsItsLastNameOnly() throws IOException {
+        Files.createSymbolicLink(workspace.root().resolve("escape"), outside);
+        assertThatCode(() -> workspace.checkRemoval(java.util.List.of("-f", "escape"))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> workspace.checkRemoval(java.util.List.of("-r", "escape/"))).hasMessageContaining("points outside");
+        assertThatThrownBy(() -> workspace.checkRemoval(java.util.List.of("escape/secret.txt"))).hasMessageContaining("points outside");
+        assertThatThrownBy(() -> workspace.check("escape")).hasMessageContaining("points outside");
+    }
+
+    @Test
+    void filesAndBytesAreCountedAgainstTheQuota() throws IOException {
+        Workspace.Usage fresh = workspace.inspect();
+        assertThat(fresh.files()).isEqualTo(3); // notes, notes/sub, notes/a.txt
+        assertThat(fresh.bytes()).isEqualTo(1);
+        assertThat(fresh.over()).isFalse();
+
+        Files.write(workspace.root().resolve("big"), new byte[(int) QUOTA.maxBytes()]);
+        Workspace.Usage full = workspace.inspect();
+        assertThat(full.over()).isTrue();
+        assertThat(full.refusal()).hasValueSatisfying(why -> assertThat(why).contains("more than 1000 bytes, its quota"));
+
+        Files.delete(workspace.root().resolve("big"));
+        for (int i = 0; i < QUOTA.maxFiles(); i++) {
+            Files.createFile(workspace.root().resolve("f" + i));
+        }
+        Workspace.Usage many = workspace.inspect();
+        assertThat(many.files()).isEqualTo(QUOTA.maxFiles() + 1); // counting stops there
+        assertThat(many.refusal()).hasValueSatisfying(why -> assertThat(why).contains("more than 20 files and folders, its quota"));
+    }
+
+    @Test
+    void eachKeyHasItsOwnFolderAndAKeyIsNeverAPath() throws IOException {
+        Workspace other = workspaces.open("c2");
+        assertThat(other.root()).isNotEqualTo(workspace.root()).hasParent(workspace.root().getParent());
+        assertThat(other.inspect().files()).isZero();
+        for (String hostile : java.util.List.of("..", "../x", "a/b", ".probe", "", "-rf", "x".repeat(101))) {
+            assertThatThrownBy(() -> workspaces.open(hostile)).as(hostile).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void clearingEmptiesEvenFoldersAProgramClosedAndDeletingRemovesTheFolder() throws IOException {
+        Path closed = Files.createDirectories(workspace.root().resolve("closed/deeper"));
+        Files.writeString(closed.resolve("x"), "x");
+        Files.setPosixFilePermissions(closed, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+        Files.setPosixFilePermissions(closed.getParent(), java.nio.file.attribute.PosixFilePermissions.fromString("r-x------"));
+
+        workspaces.clear("c1");
+        assertThat(workspace.root()).isEmptyDirectory();
+        assertThat(workspaces.usage("c1").files()).isZero();
+
+        workspaces.delete("c1");
+        assertThat(workspace.root()).doesNotExist();
+        assertThat(workspaces.usage("c1").files()).isZero();
+        workspaces.delete("c1"); // nothing left to delete is fine
+    }
+
+    @Test
+    void aForkGetsACopyOfTheFilesAndLinksAsLinks() throws IOException {
+        Files.createSymbolicLink(workspace.root().resolve("inside"), Path.of("notes/a.txt"));
+        workspaces.copy("c1", "fork");
+        Path fork = workspaces.open("fork").root();
+        assertThat(fork.resolve("notes/a.txt")).hasContent("a");
+        assertThat(fork.resolve("notes/sub")).isDirectory();
+        assertThat(Files.isSymbolicLink(fork.resolve("inside"))).isTrue();
+        assertThat(fork.resolve("inside")).hasContent("a");
+        workspaces.copy("never-made", "fork2");
+        assertThat(workspaces.usage("fork2").files()).isZero();
     }
 }

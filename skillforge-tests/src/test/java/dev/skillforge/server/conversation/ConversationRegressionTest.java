@@ -2,12 +2,12 @@ package dev.skillforge.server.conversation;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.AgentLoop;
-import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.testkit.NoWorkspaces;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.testkit.SseClient;
 import dev.skillforge.server.json.Json;
@@ -113,10 +113,11 @@ class ConversationRegressionTest {
             listener.onText("ok");
             return new ModelReply(null, Usage.UNKNOWN);
         };
-        AgentLoop loop = new AgentLoop(instant, (command, c) -> CommandResult.failed("no", 1), TurnLimits.DEFAULT);
+        AgentLoop loop = new AgentLoop(instant, TurnLimits.DEFAULT);
         try (JdbcConversationStore store = JdbcConversationStore.open(null, null, null, data);
              StoreWriter writer = new StoreWriter(store);
-             ConversationService service = new ConversationService(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()))) {
+             ConversationService service = new ConversationService(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()),
+                     new NoWorkspaces())) {
             String id = service.create("t").id();
             int busy = 0;
             for (int i = 0; i < 2000; i++) {

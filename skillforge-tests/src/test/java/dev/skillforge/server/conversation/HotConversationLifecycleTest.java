@@ -2,12 +2,12 @@ package dev.skillforge.server.conversation;
 
 import dev.skillforge.core.agent.AgentEvent;
 import dev.skillforge.core.agent.AgentLoop;
-import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.Usage;
+import dev.skillforge.testkit.NoWorkspaces;
 import dev.skillforge.testkit.ManualClock;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
@@ -66,9 +66,9 @@ class HotConversationLifecycleTest {
     }
 
     private ConversationService instance(String owner, ModelProvider provider) {
-        AgentLoop loop = new AgentLoop(provider, (command, cancellation) -> CommandResult.failed("no commands here", 1), TurnLimits.DEFAULT);
+        AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
         ConversationService service = new ConversationService(store, writer, "sys",
-                ConversationModels.single("p", "m", loop, call -> Json.object()), owner, TIMINGS, clock);
+                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), owner, TIMINGS, clock);
         opened.add(service);
         return service;
     }

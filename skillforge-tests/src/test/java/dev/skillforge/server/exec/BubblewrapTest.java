@@ -6,6 +6,7 @@ import dev.skillforge.core.shell.ShellCommand;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.skillforge.testkit.SandboxFolders;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -41,13 +42,15 @@ class BubblewrapTest {
 
     @TempDir
     Path base;
+    Workspaces workspaces;
     Workspace workspace;
     CommandPolicy policy;
     ProcessRunner runner;
 
     @BeforeEach
     void setUp() throws IOException {
-        workspace = Workspace.at(base.resolve("data/workspace"));
+        workspaces = SandboxFolders.workspaces(base.resolve("data"), WorkspaceQuota.DEFAULT);
+        workspace = workspaces.open("test");
         policy = CommandPolicy.resolve(ALLOWED, Map.of());
         runner = runner(SandboxSettings.DEFAULT);
     }
@@ -55,12 +58,12 @@ class BubblewrapTest {
     ProcessRunner runner(SandboxSettings settings) {
         CommandPolicy programs = CommandPolicy.onSafePath("python3").isPresent()
                 ? CommandPolicy.resolve(Stream.concat(ALLOWED.stream(), Stream.of("python3")).toList(), Map.of()) : policy;
-        return new ProcessRunner(programs, workspace, Sandbox.forPrograms(settings, programs, workspace),
+        return new ProcessRunner(programs, Sandbox.forPrograms(settings, programs, workspaces),
                 new ProcessRunner.Limits(Duration.ofSeconds(10), 1024 * 1024, 2), new CommandStats());
     }
 
     String inside(String command) throws CommandRefused {
-        CommandResult result = SandboxCorpusTest.unchecked(runner, command);
+        CommandResult result = SandboxCorpusTest.unchecked(runner, workspace, command);
         assertThat(result.exitCode()).as(command + ": " + result.output()).isZero();
         return result.output();
     }
@@ -86,14 +89,15 @@ class BubblewrapTest {
             }
         }
         assertThat(lines(inside("ls -a /etc"))).isEqualTo(etc); // no passwd, shadow, hostname, resolv.conf, ssl…
-        assertThat(lines(inside("ls -a " + workspace.root().getParent()))).containsExactlyInAnyOrder(".", "..", "workspace");
+        assertThat(lines(inside("ls -a " + workspace.root().getParent()))).as("no other workspace")
+                .containsExactlyInAnyOrder(".", "..", workspace.root().getFileName().toString());
     }
 
     @Test
     void theWorkspaceIsWritableAtItsOwnPathAndNothingElseIs() throws Exception {
         inside("dd if=/dev/zero of=" + workspace.root() + "/made-inside bs=1 count=3");
         assertThat(workspace.root().resolve("made-inside")).hasSize(3);
-        CommandResult usr = SandboxCorpusTest.unchecked(runner, "awk 'BEGIN { print 1 > \"/usr/owned\" }'");
+        CommandResult usr = SandboxCorpusTest.unchecked(runner, workspace, "awk 'BEGIN { print 1 > \"/usr/owned\" }'");
         assertThat(usr.exitCode()).isNotZero();
         assertThat(usr.output()).contains("Read-only file system");
         assertThat(Path.of("/usr/owned")).doesNotExist();
@@ -102,10 +106,10 @@ class BubblewrapTest {
     @Test
     void theRootAndDevAreReadOnlySoMemoryCannotBeFilledThere() throws Exception {
         for (String path : List.of("/owned", "/dev/owned")) {
-            CommandResult write = SandboxCorpusTest.unchecked(runner, "dd if=/dev/zero of=" + path + " bs=1 count=1");
+            CommandResult write = SandboxCorpusTest.unchecked(runner, workspace, "dd if=/dev/zero of=" + path + " bs=1 count=1");
             assertThat(write.output()).as(path).contains("Read-only file system");
         }
-        CommandResult shm = SandboxCorpusTest.unchecked(runner, "dd if=/dev/zero of=/dev/shm/big bs=1048576 count=100");
+        CommandResult shm = SandboxCorpusTest.unchecked(runner, workspace, "dd if=/dev/zero of=/dev/shm/big bs=1048576 count=100");
         assertThat(shm.output()).contains("No space left on device");
     }
 
@@ -115,7 +119,7 @@ class BubblewrapTest {
         inside("awk 'BEGIN { print \"x\" > \"/tmp/" + name + "\" }'");
         assertThat(Path.of("/tmp", name)).as("the host's /tmp").doesNotExist();
         assertThat(inside("ls -a /tmp")).doesNotContain(name); // each command gets a fresh one
-        CommandResult big = SandboxCorpusTest.unchecked(runner, "dd if=/dev/zero of=/tmp/big bs=1048576 count=100");
+        CommandResult big = SandboxCorpusTest.unchecked(runner, workspace, "dd if=/dev/zero of=/tmp/big bs=1048576 count=100");
         assertThat(big.output()).contains("No space left on device");
     }
 
@@ -145,7 +149,7 @@ class BubblewrapTest {
             });
             String connect = "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " + listener.getLocalPort()
                     + "), 2); print(\"connected\")'";
-            CommandResult isolated = SandboxCorpusTest.unchecked(runner, connect);
+            CommandResult isolated = SandboxCorpusTest.unchecked(runner, workspace, connect);
             assertThat(isolated.output()).as("127.0.0.1 is the sandbox's own loopback, where nothing listens")
                     .contains("Connection refused");
             assertThat(accepted.get()).isZero();
@@ -153,8 +157,8 @@ class BubblewrapTest {
                     .map(line -> line.substring(0, line.indexOf(':')).strip()).toList();
             assertThat(interfaces).as("the sandbox's own network: a loopback of its own, and nothing else").containsExactly("lo");
 
-            ProcessRunner networked = runner(new SandboxSettings(SandboxSettings.Kind.BWRAP, true));
-            assertThat(SandboxCorpusTest.unchecked(networked, connect).output()).isEqualTo("connected\n");
+            ProcessRunner networked = runner(SandboxSettings.DEFAULT.with(SandboxSettings.Kind.BWRAP, true));
+            assertThat(SandboxCorpusTest.unchecked(networked, workspace, connect).output()).isEqualTo("connected\n");
             long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
             while (accepted.get() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(10); // the accept loop counts the connection just after the program made it
@@ -175,7 +179,7 @@ class BubblewrapTest {
             Cancellation cancellation = new Cancellation();
             long delayNanos = (i % 12) * 250_000L; // 0 to 2.75 ms after the start: bwrap's set-up
             CompletableFuture<CommandResult> result = CompletableFuture.supplyAsync(
-                    () -> runner.run(ShellCommand.of(0, 0, "sleep " + marker), cancellation));
+                    () -> runner.run(ShellCommand.of(0, 0, "sleep " + marker), workspace, cancellation));
             while (ProcessHandle.current().descendants().noneMatch(p -> p.info().command().orElse("").endsWith("/bwrap"))
                     && !result.isDone()) {
                 Thread.onSpinWait();
@@ -201,7 +205,7 @@ class BubblewrapTest {
 
     @Test
     void aMissingBubblewrapStopsTheStartWithWhatToDo() {
-        assertThatThrownBy(() -> Bubblewrap.probed(base.resolve("no-such/bwrap"), workspace.root(), false, policy))
+        assertThatThrownBy(() -> Bubblewrap.probed(base.resolve("no-such/bwrap"), workspaces, false, policy))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("FORGE_ALLOW_COMMANDS allows programs (ls,cat,awk,dd,id,sleep)")
                 .hasMessageContaining("bubblewrap is not installed")
@@ -215,7 +219,7 @@ class BubblewrapTest {
         Files.writeString(fake, "#!/bin/sh\necho 'bwrap: No permissions to create new namespace, likely because the kernel does not"
                 + " allow non-privileged user namespaces.' >&2\nexit 1\n");
         Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
-        assertThatThrownBy(() -> Bubblewrap.probed(fake, workspace.root(), false, policy))
+        assertThatThrownBy(() -> Bubblewrap.probed(fake, workspaces, false, policy))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("bubblewrap does not work here (" + fake + " exited with 1: bwrap: No permissions to create new namespace")
                 .hasMessageContaining("user namespaces")
@@ -224,7 +228,7 @@ class BubblewrapTest {
 
     @Test
     void withOnlyTheSkillCommandsNothingIsProbed() {
-        assertThat(Sandbox.forPrograms(SandboxSettings.DEFAULT, CommandPolicy.none(), workspace)).isInstanceOf(NoSandbox.class);
+        assertThat(Sandbox.forPrograms(SandboxSettings.DEFAULT, CommandPolicy.none(), workspaces)).isInstanceOf(NoSandbox.class);
     }
 
     @Test
@@ -235,7 +239,7 @@ class BubblewrapTest {
         assertThatThrownBy(() -> SandboxSettings.kind("docker")).hasMessage("FORGE_SANDBOX=docker is not a sandbox: use bwrap (the"
                 + " default: programs run in bubblewrap) or none (no sandbox)");
         assertThat(dev.skillforge.server.config.SecuritySettings.from(Map.of("FORGE_SANDBOX_NETWORK", "1")).sandbox())
-                .isEqualTo(new SandboxSettings(SandboxSettings.Kind.BWRAP, true));
+                .isEqualTo(SandboxSettings.DEFAULT.with(SandboxSettings.Kind.BWRAP, true));
         assertThatThrownBy(() -> dev.skillforge.server.config.SecuritySettings.from(Map.of("FORGE_SANDBOX_NETWORK", "yes")))
                 .hasMessageContaining("FORGE_SANDBOX_NETWORK=yes");
     }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.skillforge.testkit.SandboxFolders;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,12 +32,14 @@ abstract class ProcessRunnerTest {
 
     @TempDir
     Path base;
+    Workspaces workspaces;
     Workspace workspace;
     CommandStats stats;
 
     @BeforeEach
-    void setUp() throws IOException {
-        workspace = Workspace.at(base.resolve("workspace"));
+    void setUp() {
+        workspaces = SandboxFolders.workspaces(base, WorkspaceQuota.DEFAULT);
+        workspace = workspaces.open("test");
         stats = new CommandStats();
     }
 
@@ -60,7 +63,7 @@ abstract class ProcessRunnerTest {
 
     ProcessRunner runner(Duration timeout, long outputBytes, int maxConcurrent) {
         CommandPolicy policy = CommandPolicy.resolve(ALLOWED, Map.of());
-        return new ProcessRunner(policy, workspace, Sandbox.forPrograms(new SandboxSettings(sandbox(), false), policy, workspace),
+        return new ProcessRunner(policy, Sandbox.forPrograms(SandboxSettings.DEFAULT.with(sandbox(), false), policy, workspaces),
                 new ProcessRunner.Limits(timeout, outputBytes, maxConcurrent), stats);
     }
 
@@ -68,8 +71,8 @@ abstract class ProcessRunnerTest {
         return runner(Duration.ofSeconds(10), 1024 * 1024, 4);
     }
 
-    static CommandResult run(ProcessRunner runner, String command) {
-        return runner.run(ShellCommand.of(0, 0, command), new Cancellation());
+    CommandResult run(ProcessRunner runner, String command) {
+        return runner.run(ShellCommand.of(0, 0, command), workspace, new Cancellation());
     }
 
     @Test
@@ -145,7 +148,7 @@ abstract class ProcessRunnerTest {
         ProcessRunner runner = runner();
         Cancellation cancellation = new Cancellation();
         CompletableFuture<CommandResult> result = CompletableFuture.supplyAsync(
-                () -> runner.run(ShellCommand.of(0, 0, "sleep 30"), cancellation));
+                () -> runner.run(ShellCommand.of(0, 0, "sleep 30"), workspace, cancellation));
         awaitChildProcess();
         long start = System.nanoTime();
         cancellation.cancel("stop");
@@ -160,7 +163,7 @@ abstract class ProcessRunnerTest {
     void moreCommandsThanTheLimitAreRefusedNotQueued() throws Exception {
         ProcessRunner runner = runner(Duration.ofSeconds(10), 1024 * 1024, 1);
         Cancellation cancellation = new Cancellation();
-        CompletableFuture<CommandResult> first = CompletableFuture.supplyAsync(() -> runner.run(ShellCommand.of(0, 0, "sleep 30"), cancellation));
+        CompletableFuture<CommandResult> first = CompletableFuture.supplyAsync(() -> runner.run(ShellCommand.of(0, 0, "sleep 30"), workspace, cancellation));
         awaitChildProcess();
         CommandResult second = run(runner, "echo hi");
         assertThat(second.exitCode()).isEqualTo(ProcessRunner.EXIT_REFUSED);
@@ -229,7 +232,7 @@ abstract class ProcessRunnerTest {
         ProcessRunner runner = runner();
         Cancellation cancellation = new Cancellation();
         CompletableFuture<CommandResult> result = CompletableFuture.supplyAsync(() -> runner.run(
-                ShellCommand.of(0, 0, "awk 'BEGIN { system(\"sleep " + marker + " & sleep " + marker + "\") }'"), cancellation));
+                ShellCommand.of(0, 0, "awk 'BEGIN { system(\"sleep " + marker + " & sleep " + marker + "\") }'"), workspace, cancellation));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (processesWith(marker).size() < 2) {
             assertThat(System.nanoTime()).isLessThan(deadline);

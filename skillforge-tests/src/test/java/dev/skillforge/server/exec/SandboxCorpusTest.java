@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
+import dev.skillforge.testkit.SandboxFolders;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -63,6 +64,7 @@ class SandboxCorpusTest {
     static Path outside;
     static Path tmpCanary;
     static byte[] evilTar;
+    static Workspaces workspaces;
     static Workspace workspace;
     static CommandPolicy policy;
     static ProcessRunner sandboxed;
@@ -107,7 +109,8 @@ class SandboxCorpusTest {
         Files.createDirectories(data.resolve("skills/demo"));
         Files.writeString(data.resolve("skills/demo/SKILL.md"), "---\nname: demo\ndescription: A demo.\n---\n");
         Files.writeString(data.resolve("skillforge.db"), "SQLite format 3\0" + DB_SECRET);
-        workspace = Workspace.at(data.resolve("workspace"));
+        workspaces = SandboxFolders.workspaces(data, WorkspaceQuota.DEFAULT);
+        workspace = workspaces.open("corpus");
         Path member = outside.resolve("canary-tar");
         Files.writeString(member, "owned\n");
         Path archive = root.resolve("evil.tar");
@@ -139,9 +142,10 @@ class SandboxCorpusTest {
         CommandPolicy.onSafePath("python3").ifPresent(found -> names.add("python3"));
         policy = CommandPolicy.resolve(names, Map.of());
         ProcessRunner.Limits limits = new ProcessRunner.Limits(Duration.ofSeconds(5), 1024 * 1024, 2);
-        sandboxed = new ProcessRunner(policy, workspace, Sandbox.forPrograms(SandboxSettings.DEFAULT, policy, workspace), limits,
-                new CommandStats());
-        unsandboxed = new ProcessRunner(policy, workspace, new NoSandbox(workspace.root()), limits, new CommandStats());
+        sandboxed = new ProcessRunner(policy, Sandbox.forPrograms(SandboxSettings.DEFAULT, policy, workspaces), limits, new CommandStats());
+        // What the attacks did before: programs run as the server's own user, root included.
+        int server = SandboxUser.effectiveUid();
+        unsandboxed = new ProcessRunner(policy, new NoSandbox(new SandboxUser(false, server, server)), limits, new CommandStats());
         table.add("| # | attack | command | before: no sandbox (checks bypassed) | now: argument check | now: bwrap (checks bypassed) |");
         table.add("|---|---|---|---|---|---|");
     }
@@ -169,7 +173,7 @@ class SandboxCorpusTest {
                 new Case("read", "a file outside, through dd's if=", "dd if=" + secret, reads(SECRET), true),
                 new Case("read", "the server's environment (its keys)", "dd if=/proc/" + serverPid + "/environ", reads(serverEnvironment()), true),
                 new Case("read", "/etc/shadow", "cat /etc/shadow", reads("root:"), Files.isReadable(Path.of("/etc/shadow"))),
-                new Case("read", "the data folder's database", "cp ../skillforge.db stolen.db", copies("stolen.db", DB_SECRET), true),
+                new Case("read", "the data folder's database", "cp ../../skillforge.db stolen.db", copies("stolen.db", DB_SECRET), true),
                 new Case("read", "a file named in sed's script (r)", "sed 'r " + secret + "' notes.txt", reads(SECRET), true),
                 new Case("read", "a file named in awk's script (getline <)",
                         "awk 'BEGIN { while ((getline line < \"" + secret + "\") > 0) print line }'", reads(SECRET), true),
@@ -177,10 +181,10 @@ class SandboxCorpusTest {
                 new Case("read", "find walking outside", "find " + out + " -name secret.txt", reads(secret), true),
                 new Case("write", "dd overwriting an executable outside", "dd if=notes.txt of=" + out + "/tool.sh conv=notrunc",
                         changes(outside.resolve("tool.sh"), TOOL), true),
-                new Case("write", "dd poisoning a skill past the skill commands", "dd if=notes.txt of=../skills/demo/SKILL.md",
+                new Case("write", "dd poisoning a skill past the skill commands", "dd if=notes.txt of=../../skills/demo/SKILL.md",
                         changes(data.resolve("skills/demo/SKILL.md"), "---\nname: demo\ndescription: A demo.\n---\n"), true),
                 new Case("write", "cp into /tmp", "cp notes.txt " + tmpCanary, creates(tmpCanary), true),
-                new Case("write", "cp into the data folder", "cp notes.txt ../canary-cp", creates(data.resolve("canary-cp")), true),
+                new Case("write", "cp into the data folder", "cp notes.txt ../../canary-cp", creates(data.resolve("canary-cp")), true),
                 new Case("write", "sed's w", "sed -n 'w " + out + "/canary-sed' notes.txt", creates(outside.resolve("canary-sed")), true),
                 new Case("write", "awk's print >", "awk 'BEGIN { print \"owned\" > \"" + out + "/canary-awk\" }'",
                         creates(outside.resolve("canary-awk")), true),
@@ -223,14 +227,14 @@ class SandboxCorpusTest {
         resetWorkspace();
         Map<String, String> files = filesOutsideTheWorkspace();
         c.escape().before();
-        CommandResult checked = sandboxed.run(ShellCommand.of(0, 0, c.command()), new Cancellation());
+        CommandResult checked = sandboxed.run(ShellCommand.of(0, 0, c.command()), workspace, new Cancellation());
         assertThat(c.escape().seen(checked)).as("as the server runs it: " + checked.output()).isNull();
         assertThat(filesOutsideTheWorkspace()).as("files outside the workspace").isEqualTo(files);
 
         // The checks bypassed: the sandbox alone.
         resetWorkspace();
         c.escape().before();
-        CommandResult confined = unchecked(sandboxed, c.command());
+        CommandResult confined = unchecked(sandboxed, workspace, c.command());
         assertThat(c.escape().seen(confined)).as("in bwrap: " + confined.output()).isNull();
         assertThat(filesOutsideTheWorkspace()).as("files outside the workspace").isEqualTo(files);
         assertThat(tmpCanary).doesNotExist();
@@ -238,7 +242,7 @@ class SandboxCorpusTest {
         // The checks bypassed and no sandbox: the attack is real.
         resetWorkspace();
         c.escape().before();
-        CommandResult bare = unchecked(unsandboxed, c.command());
+        CommandResult bare = unchecked(unsandboxed, workspace, c.command());
         String escaped = c.escape().seen(bare);
         c.escape().undo();
         if (c.provable()) {
@@ -269,9 +273,9 @@ class SandboxCorpusTest {
     }
 
     /** Runs a command past the argument checks: only the allow-list of program names applies. */
-    static CommandResult unchecked(ProcessRunner runner, String command) throws CommandRefused {
+    static CommandResult unchecked(ProcessRunner runner, Workspace workspace, String command) throws CommandRefused {
         List<String> argv = CommandLine.split(command);
-        return runner.execute(ShellCommand.of(0, 0, command), runner.policy().check(argv), argv, new Cancellation());
+        return runner.execute(ShellCommand.of(0, 0, command), runner.policy().check(argv), argv, workspace, new Cancellation());
     }
 
     // --- what escaping looks like ---

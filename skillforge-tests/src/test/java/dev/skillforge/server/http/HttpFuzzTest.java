@@ -238,7 +238,7 @@ class HttpFuzzTest {
     /** What an error body must never hold. */
     private static String leak(String body, ServerHarness server) {
         for (String secret : List.of(TOKEN, "Bearer " + PROVIDER_KEY, "Exception", "\tat ", "at dev.skillforge", "at org.eclipse",
-                "java.lang", "jetty-", "Jetty(", server.server.workspace().root().toString(), System.getProperty("java.io.tmpdir") + "/junit")) {
+                "java.lang", "jetty-", "Jetty(", server.server.workspaces().root().toString(), System.getProperty("java.io.tmpdir") + "/junit")) {
             if (body.contains(secret)) {
                 return "'" + secret + "'";
             }

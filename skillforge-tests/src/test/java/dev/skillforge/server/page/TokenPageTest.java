@@ -29,11 +29,10 @@ class TokenPageTest extends BrowserTest {
     @Test
     void thePageSignsInOnceAndShowsARefusedCommandAsFailed() throws Exception {
         server = new ServerHarness(data, new SimScript(
-                SimReply.of("Looking.\n\n<shell>ls</shell>\n\n<shell>rm -rf notes.txt</shell>"),
+                SimReply.of("Looking.\n\n<shell>touch notes.txt</shell>\n\n<shell>ls</shell>\n\n<shell>rm -rf notes.txt</shell>"),
                 SimReply.of("One file; I may not delete it.")),
-                SecuritySettings.defaults().withApiToken(TOKEN).withCommands(CommandPolicy.resolve(List.of("ls"), Map.of()),
+                SecuritySettings.defaults().withApiToken(TOKEN).withCommands(CommandPolicy.resolve(List.of("ls", "touch"), Map.of()),
                         ProcessRunner.Limits.DEFAULT));
-        Files.writeString(server.server.workspace().root().resolve("notes.txt"), "keep me\n");
 
         // The sign-in page: a plain form (the CSP allows no inline script, and it needs none).
         context = browser.newContext();
@@ -56,12 +55,13 @@ class TokenPageTest extends BrowserTest {
         sendMessage("List the files, then delete notes.txt");
         Locator turn = awaitEnd(turns().first());
         assertThat(turn).hasAttribute("data-status", "complete");
-        assertThat(command(turn, "cmd-0-0")).hasAttribute("data-status", "completed");
-        assertThat(command(turn, "cmd-0-0").locator(".command-output")).hasText("notes.txt\n");
-        Locator refused = command(turn, "cmd-0-1");
+        assertThat(command(turn, "cmd-0-1")).hasAttribute("data-status", "completed");
+        assertThat(command(turn, "cmd-0-1").locator(".command-output")).hasText("notes.txt\n");
+        Locator refused = command(turn, "cmd-0-2");
         assertThat(refused).hasAttribute("data-status", "failed");
-        assertThat(refused.locator(".command-output")).containsText("not allowed: 'rm'; allowed: ls");
-        assertThat(Files.readString(server.server.workspace().root().resolve("notes.txt"))).isEqualTo("keep me\n");
+        assertThat(refused.locator(".command-output")).containsText("not allowed: 'rm'; allowed: ls, touch");
+        String conversation = server.conversations.list(1, 0).getFirst().id();
+        assertThat(server.server.workspaces().open(conversation).root().resolve("notes.txt")).exists();
 
         // A reload re-attaches from the cookie; a browser without it sees only the sign-in page.
         page.reload();

@@ -1,0 +1,35 @@
+package dev.skillforge.server.run;
+
+import dev.skillforge.core.agent.AgentLoop;
+import dev.skillforge.core.agent.CommandRunner;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.function.Function;
+
+/**
+ * What runs stateless turns ({@code POST /api/agent} with the whole history): the default provider's loop, and
+ * the commands of a stateless conversation, keyed as its prompt cache is (by its first message), so its turns
+ * share one workspace of their own.
+ *
+ * @param loop     the default provider's loop, without a prefix guard
+ * @param commands the command runner of a stateless conversation's key
+ */
+public record StatelessAgent(AgentLoop loop, Function<String, CommandRunner> commands) {
+
+    /**
+     * A stateless conversation has no id, but its first message never changes: a key derived from it is the same for
+     * every turn of the conversation, so providers route all its calls to one cache, and its commands to one workspace.
+     */
+    public static String key(String firstMessage) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            byte[] digest = sha.digest(firstMessage.getBytes(StandardCharsets.UTF_8));
+            return "sf-" + HexFormat.of().formatHex(digest, 0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+}
