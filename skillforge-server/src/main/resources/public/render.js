@@ -1,24 +1,9 @@
-// Rendering untrusted text: Markdown (marked) -> sanitised DOM (DOMPurify) -> highlighted code
-// (highlight.js), and splitting <shell> tags out of an assistant's raw text for display only.
-// The raw text itself is never changed: these functions only read it.
+// Rendering untrusted text: Markdown (markdown.js, linear in the text's length) -> sanitised DOM
+// (DOMPurify) -> highlighted code (highlight.js), and splitting <shell> tags out of an assistant's raw
+// text for display only. The raw text itself is never changed: these functions only read it.
 
-import { Marked } from '/webjars/marked/16.1.1/lib/marked.esm.js';
 import DOMPurify from '/webjars/dompurify/3.3.3/dist/purify.es.mjs';
-
-const markdown = new Marked({ gfm: true, breaks: false });
-
-const escapeHtml = text => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
-  .replaceAll('"', '&quot;');
-
-// HTML written by the model is shown as the text it is, never parsed as markup: "<b>" reads "<b>".
-// (Everything marked does produce still goes through DOMPurify below.)
-markdown.use({
-  renderer: {
-    html(token) {
-      return token.block ? `<p class="literal-html">${escapeHtml(token.text.replace(/\s+$/, ''))}</p>\n` : escapeHtml(token.text);
-    },
-  },
-});
+import { LAYOUT_UNITS, markdownToHtml, plainTextChunks } from './markdown.js';
 
 // Links from the model open in a new tab and leak nothing; DOMPurify has already dropped
 // javascript:, data: and other unsafe URLs by the time this runs.
@@ -42,24 +27,60 @@ if (window.hljs) {
   window.hljs.configure({ ignoreUnescapedHTML: true });
 }
 
-/** Markdown text -> a sanitised DocumentFragment with highlighted code blocks. */
-export function renderMarkdown(text) {
-  const html = markdown.parse(text, { async: false });
-  const fragment = DOMPurify.sanitize(html, PURIFY);
-  highlight(fragment);
+/** HTML (from markdown.js) -> a sanitised DocumentFragment. */
+export const sanitize = html => DOMPurify.sanitize(html, PURIFY);
+
+// highlight.js takes about a microsecond a character for a named language, and 15 to 90 when it has
+// to guess one (every grammar is tried), plus a fixed cost per block: a message gets HIGHLIGHT_UNITS.
+const HIGHLIGHT_UNITS = 100_000;
+const GUESS_FACTOR = 20;
+const BLOCK_UNITS = 100;
+
+/** What one message may cost the page, shared by its parts: sanitising and layout, highlighting. */
+export const renderBudget = () => ({ layout: LAYOUT_UNITS, highlight: HIGHLIGHT_UNITS });
+
+/**
+ * Markdown text -> a sanitised DocumentFragment with highlighted code blocks. Never throws: text that
+ * cannot be rendered is shown as the plain text it is, so the rest of the page still shows.
+ */
+export function renderMarkdown(text, budget = renderBudget()) {
+  try {
+    const fragment = sanitize(markdownToHtml(text, budget));
+    highlight(fragment, budget);
+    return fragment;
+  } catch {
+    return plainText(text);
+  }
+}
+
+/** The text exactly as written, as text, with a note: for text that could not be rendered. */
+export function plainText(text) {
+  const fragment = document.createDocumentFragment();
+  const plain = element('div', 'plain-text');
+  for (const chunk of plainTextChunks(text)) {
+    plain.append(element('div', 'chunk', chunk));
+  }
+  fragment.append(element('p', 'render-note', 'This text could not be rendered; it is shown as written.'), plain);
   return fragment;
 }
 
-function highlight(root) {
+/** Highlights the code blocks in {@code root} while {@code budget.highlight} lasts; the rest stay plain. */
+export function highlight(root, budget) {
   const hljs = window.hljs;
   if (!hljs) {
     return;
   }
   for (const code of root.querySelectorAll('pre code')) {
     const language = [...code.classList].find(c => c.startsWith('language-'));
-    if (language && !hljs.getLanguage(language.slice('language-'.length))) {
+    const known = language && hljs.getLanguage(language.slice('language-'.length));
+    if (language && !known) {
       code.classList.remove(language); // unknown language: let highlight.js guess instead of warning
     }
+    const cost = (code.textContent.length + BLOCK_UNITS) * (known ? 1 : GUESS_FACTOR);
+    if (cost > budget.highlight) {
+      continue;
+    }
+    budget.highlight -= cost;
     try {
       hljs.highlightElement(code);
     } catch {
@@ -72,11 +93,20 @@ const OPEN = '<shell>';
 const CLOSE = '</shell>';
 // Java's String.strip(): Character.isWhitespace, which (unlike JavaScript's trim) excludes
 // non-breaking spaces. The server's scanner strips this way, so command indices agree with its ids.
-const JAVA_WHITESPACE = '[\\t\\n\\u000B\\f\\r\\u001C-\\u001F \\u1680\\u2000-\\u2006\\u2008-\\u200A\\u2028\\u2029\\u205F\\u3000]';
-const STRIP = new RegExp(`^${JAVA_WHITESPACE}+|${JAVA_WHITESPACE}+$`, 'g');
+const JAVA_WHITESPACE = /[\t\n\u000B\f\r\u001C-\u001F \u1680\u2000-\u2006\u2008-\u200A\u2028\u2029\u205F\u3000]/;
 
-/** Escapes a literal tag so Markdown shows it as text instead of passing it on as HTML. */
-const literal = text => text.replaceAll('<', '&lt;');
+/** Java's strip(), one character at a time: a regular expression anchored at the end is quadratic in a run of spaces. */
+function javaStrip(text) {
+  let start = 0;
+  let end = text.length;
+  while (start < end && JAVA_WHITESPACE.test(text[start])) {
+    start++;
+  }
+  while (end > start && JAVA_WHITESPACE.test(text[end - 1])) {
+    end--;
+  }
+  return text.slice(start, end);
+}
 
 /**
  * Splits an assistant's raw text into Markdown pieces and commands, as the server's scanner reads it:
@@ -105,18 +135,18 @@ export function splitShell(raw, streaming) {
     if (close < 0) {
       if (streaming) {
         pushText(parts, text);
-        parts.push({ kind: 'partial', command: raw.slice(bodyStart).replace(STRIP, '') });
+        parts.push({ kind: 'partial', command: javaStrip(raw.slice(bodyStart)) });
         return parts;
       }
       // Never closed (the turn was stopped while the command was written): not a command, shown as
       // the unfinished command it is, not as Markdown (a front matter's "---" would make a heading).
       pushText(parts, text);
-      parts.push({ kind: 'unfinished', command: raw.slice(bodyStart).replace(STRIP, '') });
+      parts.push({ kind: 'unfinished', command: javaStrip(raw.slice(bodyStart)) });
       return parts;
     }
-    const command = raw.slice(bodyStart, close).replace(STRIP, '');
+    const command = javaStrip(raw.slice(bodyStart, close));
     if (command === '') {
-      text += literal(raw.slice(open, close + CLOSE.length));
+      text += raw.slice(open, close + CLOSE.length); // Markdown shows a tag as text
     } else {
       pushText(parts, text);
       text = '';

@@ -4,7 +4,8 @@
 // Commands are kept by commandId (cmd-{iteration}-{index}): each <shell> tag is its own block with
 // its own status, so the same command written twice shows twice (seed 003).
 
-import { copyButton, costText, element, formatCount, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
+import { LiveMarkdown } from './live-markdown.js';
+import { copyButton, costText, element, formatCount, renderBudget, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
 
 const STATUS_LABEL = {
   queued: 'queued',
@@ -24,6 +25,8 @@ export function commandStatus(exitCode, result) {
 }
 
 const OPEN_OUTPUT_LINES = 12;
+/** A streaming answer is rendered at most this often, and less often when rendering it takes longer (see scheduleRender). */
+const RENDER_INTERVAL_MS = 40;
 /** The shortest prompt the common providers cache (OpenAI's rule; Gemini Flash and most Claude models agree). */
 const CACHE_MINIMUM_TOKENS = 1024;
 const CONTENT_EVENTS = new Set(['text', 'reasoning', 'tool-call', 'raw-content', 'tool-output', 'usage']);
@@ -86,6 +89,7 @@ export class TurnView {
     this.commands = new Map(); // commandId -> {command, status, result, exitCode, el}
     this.status = 'running';
     this.renderTimer = null;
+    this.renderMs = 0; // how long the last render of the streaming answer took
 
     this.el = element('article', 'turn');
     this.el.dataset.status = 'running';
@@ -276,7 +280,7 @@ export class TurnView {
       this.iterationsEl.append(el);
       this.iterations.push({
         index: i, text: '', reasoning: '', raw: null, toolOutput: null, usage: null,
-        el, reasoningEl: reasoning, reasoningText, content, dirty: false,
+        el, reasoningEl: reasoning, reasoningText, content, dirty: false, live: null,
       });
     }
     return this.iterations[index];
@@ -361,10 +365,14 @@ export class TurnView {
 
   // ---- rendering -------------------------------------------------------------------------------
 
+  /**
+   * Renders the streaming answer soon. The pause is at least twice the last render's time, so an
+   * answer that is costly to render leaves the page two thirds of its time however fast it streams.
+   */
   scheduleRender(it) {
     it.dirty = true;
     if (this.renderTimer === null) {
-      this.renderTimer = setTimeout(() => this.flush(), 40);
+      this.renderTimer = setTimeout(() => this.flush(), Math.max(RENDER_INTERVAL_MS, 2 * this.renderMs));
     }
   }
 
@@ -374,13 +382,20 @@ export class TurnView {
       clearTimeout(this.renderTimer);
       this.renderTimer = null;
     }
+    const started = performance.now();
     for (const it of this.iterations) {
       if (it.dirty) {
         this.renderIteration(it);
       }
     }
+    this.renderMs = performance.now() - started;
   }
 
+  /**
+   * Shows an iteration's text: Markdown between command blocks. While the turn streams, each Markdown
+   * part is a LiveMarkdown, which renders only what changed; once it ends, the whole text is rendered
+   * once more (with the references defined anywhere in it, and every code block highlighted).
+   */
   renderIteration(it) {
     it.dirty = false;
     if (it.reasoning) {
@@ -388,17 +403,29 @@ export class TurnView {
       it.reasoningText.textContent = it.reasoning;
     }
     const streaming = it.raw === null;
-    const fragment = document.createDocumentFragment();
+    const live = streaming && this.status === 'running';
+    it.live = live ? (it.live ?? { budget: renderBudget(), markdown: [] }) : null;
+    const budget = renderBudget(); // one message's, shared by its parts
+    const nodes = [];
+    let markdownParts = 0;
     for (const part of splitShell(it.text, streaming)) {
       if (part.kind === 'markdown') {
-        fragment.append(renderMarkdown(part.text));
+        if (live) {
+          it.live.markdown[markdownParts] ??= new LiveMarkdown(decorateCodeBlocks, it.live.budget);
+          appendAll(nodes, it.live.markdown[markdownParts].update(part.text));
+        } else {
+          const fragment = renderMarkdown(part.text, budget);
+          decorateCodeBlocks(fragment);
+          appendAll(nodes, fragment.childNodes);
+        }
+        markdownParts++;
       } else if (part.kind === 'command') {
         const command = this.command(`cmd-${it.index}-${part.index}`, part.command);
         if (!command.el) {
           command.el = this.commandElement(command);
         }
         this.paintCommand(command);
-        fragment.append(command.el);
+        nodes.push(command.el);
       } else {
         const unfinished = part.kind === 'unfinished';
         const pending = element('div', unfinished ? 'command unfinished' : 'command writing');
@@ -409,23 +436,10 @@ export class TurnView {
         if (unfinished) {
           pending.title = 'The answer stopped before this command was complete, so it never ran.';
         }
-        fragment.append(pending);
+        nodes.push(pending);
       }
     }
-    for (const pre of fragment.querySelectorAll('pre')) {
-      if (pre.closest('.command')) {
-        continue; // a command's output has its own Copy button
-      }
-      // A bar above the block (its language, Copy): over a block that scrolls sideways, a button would cover the code.
-      const code = pre.querySelector('code') || pre;
-      const language = [...code.classList].find(c => c.startsWith('language-'));
-      const block = element('div', 'code-block');
-      const head = element('div', 'code-head', language ? language.slice('language-'.length) : 'code');
-      head.append(copyButton('Copy this code', () => code.textContent, 'copy-code'));
-      pre.replaceWith(block);
-      block.append(head, pre);
-    }
-    it.content.replaceChildren(fragment);
+    showNodes(it.content, nodes);
     this.renderRaw();
     this.changed();
   }
@@ -511,13 +525,16 @@ export class TurnView {
 
   /** The turn ended: complete, cancelled (stopped), failed or interrupted. */
   finish(status, stopReason, usage, iterationCount) {
-    this.flush();
+    if (this.renderTimer !== null) {
+      clearTimeout(this.renderTimer);
+      this.renderTimer = null;
+    }
+    this.status = status; // from here on the text is rendered whole
     for (const it of this.iterations) {
-      if (it.raw === null && it.text) {
+      if (it.dirty || (it.raw === null && it.text) || it.live) {
         this.renderIteration(it);
       }
     }
-    this.status = status;
     this.el.dataset.status = status;
     this.answer.removeAttribute('aria-busy');
     this.progress.hidden = true;
@@ -647,5 +664,48 @@ export class TurnView {
     if (this.onChange) {
       this.onChange();
     }
+  }
+}
+
+/** Adds every item of a list (or NodeList) to an array, however long (a spread would hit the call's argument limit). */
+function appendAll(array, items) {
+  for (const item of items) {
+    array.push(item);
+  }
+}
+
+/**
+ * Makes {@code nodes} the children of {@code parent}, leaving in place the leading ones that already are
+ * (a streaming answer's settled blocks), so the browser does not lay them out again.
+ */
+function showNodes(parent, nodes) {
+  let child = parent.firstChild;
+  let kept = 0;
+  while (child && kept < nodes.length && child === nodes[kept]) {
+    child = child.nextSibling;
+    kept++;
+  }
+  while (child) {
+    const next = child.nextSibling;
+    child.remove();
+    child = next;
+  }
+  const fragment = document.createDocumentFragment();
+  for (let i = kept; i < nodes.length; i++) {
+    fragment.append(nodes[i]);
+  }
+  parent.append(fragment);
+}
+
+/** A bar above each code block (its language, Copy): over a block that scrolls sideways, a button would cover the code. */
+function decorateCodeBlocks(fragment) {
+  for (const pre of fragment.querySelectorAll('pre')) {
+    const code = pre.querySelector('code') || pre;
+    const language = [...code.classList].find(c => c.startsWith('language-'));
+    const block = element('div', 'code-block');
+    const head = element('div', 'code-head', language ? language.slice('language-'.length) : 'code');
+    head.append(copyButton('Copy this code', () => code.textContent, 'copy-code'));
+    pre.replaceWith(block);
+    block.append(head, pre);
   }
 }
