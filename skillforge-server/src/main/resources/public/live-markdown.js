@@ -3,8 +3,16 @@
 // page), and only the rest, from the last of them on, is rendered again. Rendering the whole text at
 // each chunk would cost the square of the answer's length over the stream.
 
-import { fitting, plainTextHtml, renderBlocks } from './markdown.js';
+import { BUDGET_NOTE, fitting, plainTextHtml, renderBlocks } from './markdown.js';
 import { highlight, plainText, sanitize } from './render.js';
+
+/**
+ * A block still being written past this many characters is shown as written until the answer ends:
+ * rendering it again at every render would cost the square of its length (a 200,000-character
+ * paragraph of "*a" took half a second a render). Code up to some 1,200 lines still renders live.
+ */
+const LIVE_BLOCK_CHARS = 50_000;
+const WRITING_NOTE = 'Shown as written while it is being written; rendered once the answer is complete.';
 
 export class LiveMarkdown {
   /**
@@ -23,7 +31,7 @@ export class LiveMarkdown {
     this.settledLength = 0; // the text up to here is shown by settledNodes, for good
     this.settledNodes = [];
     this.references = new Map();
-    this.overBudget = false; // from settledLength on, the text is shown as written
+    this.asWritten = null; // once set, the text from settledLength on is shown as written, after this note
   }
 
   /**
@@ -46,8 +54,8 @@ export class LiveMarkdown {
   render(text) {
     try {
       const tail = text.slice(this.settledLength);
-      if (this.overBudget) {
-        return this.settledNodes.concat(this.nodes(plainTextHtml(tail)));
+      if (this.asWritten) {
+        return this.settledNodes.concat([...plainText(tail, this.asWritten).childNodes]);
       }
       const { blocks, settled } = renderBlocks(tail, this.references);
       const fit = fitting(blocks.slice(0, settled), this.budget);
@@ -58,10 +66,14 @@ export class LiveMarkdown {
         this.settledLength += blocks[fit].start;
       }
       if (fit < settled) {
-        this.overBudget = true;
-        return this.settledNodes.concat(this.nodes(plainTextHtml(text.slice(this.settledLength))));
+        this.asWritten = BUDGET_NOTE;
+        return this.render(text);
       }
       const rest = blocks.slice(settled);
+      if (rest.length > 0 && tail.length - rest[0].start > LIVE_BLOCK_CHARS) {
+        this.asWritten = WRITING_NOTE;
+        return this.render(text);
+      }
       const shown = fitting(rest, { layout: this.budget.layout }); // taken for good only once settled
       let html = rest.slice(0, shown).map(block => block.html).join('');
       if (shown < rest.length) {

@@ -11,16 +11,19 @@ import { escapeHtml, renderInline } from './markdown-inline.js';
 
 /**
  * What one message may cost the browser, in units of about 5 microseconds (measured in Chromium on
- * the page's styles): an inline element 2, a block element (paragraph, heading, list item, row) 5 to
- * 7, a line of code 2. About 300 ms in all; 200,000 characters of "*a" would be 200,000 units.
+ * the page's styles, sanitising and layout together): an inline tag 1 and a link 3 more (the
+ * sanitiser's hook sets its target), a block element (paragraph, heading, list item, row) 10, a table
+ * cell 4, a code block 20 (with its bar) and 2 a line, a tab in preformatted text 3. About 300 ms in
+ * all; 200,000 characters of "*a" would be 200,000 units.
  */
 export const LAYOUT_UNITS = 60_000;
 
-const BLOCK = 5;
-const CODE_BLOCK = 15; // with its bar (language, Copy)
+const BLOCK = 10;
+const CODE_BLOCK = 20;
 const CODE_LINE = 2;
-const TAB = 3; // a tab in preformatted text costs Chromium some 13 microseconds to lay out
-const CELL = 2;
+const TAB = 3;
+const CELL = 4;
+const LINK = 3;
 
 /** Plain text is cut into chunks of at most this many lines or characters (see plainTextChunks). */
 const CHUNK_LINES = 200;
@@ -68,9 +71,11 @@ export function fitting(blocks, budget) {
   return fit;
 }
 
+export const BUDGET_NOTE = 'The rest is shown as written: it has more formatting than the page shows at once.';
+
 /** Text past the budget: as written, after a note that says why. */
 export function plainTextHtml(text) {
-  return '<p class="render-note">The rest is shown as written: it has more formatting than the page shows at once.</p>\n'
+  return `<p class="render-note">${BUDGET_NOTE}</p>\n`
     + '<div class="plain-text">' + plainTextChunks(text).map(chunk => `<div class="chunk">${escapeHtml(chunk)}</div>`).join('')
     + '</div>\n';
 }
@@ -126,7 +131,7 @@ function settledBlocks(blocks, lineCount) {
 
 function inline(text, rendering) {
   const html = renderInline(text, rendering.references);
-  rendering.cost += countTags(html);
+  rendering.cost += countOf('<', html) + LINK * countOf('<a', html);
   return html;
 }
 
@@ -185,9 +190,7 @@ function tableHtml(table, rendering) {
   return `<table>\n<thead>\n<tr>${head}</tr>\n</thead>\n${rows.length ? `<tbody>\n${rows.join('')}</tbody>\n` : ''}</table>\n`;
 }
 
-/** Every "<" in this renderer's inline HTML opens or closes a tag: text has them escaped. */
-const countTags = html => countOf('<', html);
-
+/** How often {@code char} (or a string) is in {@code text}: every "<" in this renderer's HTML is a tag's, text has them escaped. */
 function countOf(char, text) {
   let count = 0;
   for (let at = text.indexOf(char); at >= 0; at = text.indexOf(char, at + 1)) {

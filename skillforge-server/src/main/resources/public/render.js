@@ -53,14 +53,14 @@ export function renderMarkdown(text, budget = renderBudget()) {
   }
 }
 
-/** The text exactly as written, as text, with a note: for text that could not be rendered. */
-export function plainText(text) {
+/** The text exactly as written, as text (laid out a chunk at a time), after a note that says why. */
+export function plainText(text, note = 'This text could not be rendered; it is shown as written.') {
   const fragment = document.createDocumentFragment();
   const plain = element('div', 'plain-text');
   for (const chunk of plainTextChunks(text)) {
     plain.append(element('div', 'chunk', chunk));
   }
-  fragment.append(element('p', 'render-note', 'This text could not be rendered; it is shown as written.'), plain);
+  fragment.append(element('p', 'render-note', note), plain);
   return fragment;
 }
 

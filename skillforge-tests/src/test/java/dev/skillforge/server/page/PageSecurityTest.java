@@ -2,6 +2,7 @@ package dev.skillforge.server.page;
 
 import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Response;
+import com.microsoft.playwright.assertions.LocatorAssertions;
 import dev.skillforge.server.http.ApiServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.testkit.SimScript;
@@ -11,13 +12,60 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Model output and command results are untrusted: nothing in them ever runs in the page. */
+/**
+ * Model output and command results are untrusted: nothing in them ever runs in the page, and no answer
+ * freezes it.
+ */
 class PageSecurityTest extends BrowserTest {
+
+    /** What the page may be kept busy by one hostile answer, at the most (it takes some 0.1 to 0.5 s here). */
+    static final double FROZEN_MS_LIMIT = 1_000;
+    /** Turns that stream a megabyte take a few seconds on a slow machine. */
+    static final double LONG_TURN_MS = 60_000;
+    static final String THE_END = "\n\nThe end.";
+
+    /**
+     * Installed in the page: the longest the page went without running a task (its timer fires every
+     * 5 ms), that is the longest it was frozen, by rendering or anything else, since the last reset.
+     */
+    static final String FREEZE_METER = """
+            () => {
+              const meter = window.__freeze = { longest: 0, last: performance.now() };
+              const tick = () => {
+                const now = performance.now();
+                meter.longest = Math.max(meter.longest, now - meter.last);
+                meter.last = now;
+                setTimeout(tick, 5);
+              };
+              tick();
+            }""";
+
+    /**
+     * Answers written to freeze the page (marked took 7.8 s on the first, quadratic in its length, and
+     * threw on the second, after which its conversation no longer opened), each with text it must show.
+     */
+    static Map<String, List<String>> hostileAnswers() {
+        Map<String, List<String>> answers = new LinkedHashMap<>();
+        answers.put("*a", List.of("*a".repeat(100_000), "*a*a*a*a"));
+        answers.put(">", List.of(">".repeat(6_000) + " deep", ">".repeat(1_000) + " deep"));
+        answers.put("_a", List.of("_a".repeat(100_000), "_a_a_a_a"));
+        answers.put("`a", List.of("`a".repeat(100_000), "`a`a`a`a"));
+        answers.put("[", List.of("[".repeat(200_000), "[".repeat(1_000)));
+        answers.put("![", List.of("![".repeat(100_000), "![![![!["));
+        answers.put("[a](", List.of("[a](".repeat(50_000), "[a]([a]([a]("));
+        answers.put("1. ", List.of("1. ".repeat(10_000) + "ten thousand items deep", "ten thousand items deep"));
+        answers.put("<", List.of("<a href=\"x\"><b>".repeat(12_500), "<a href=\"x\"><b><a href=\"x\"><b>"));
+        answers.put("1 MB line", List.of("word ".repeat(199_990), "word word word word"));
+        return answers;
+    }
 
     static final String PAYLOADS = """
             An image: <img src=x onerror="window.__xss=1">
@@ -94,5 +142,227 @@ class PageSecurityTest extends BrowserTest {
         // No inline script or style in the page itself: the CSP would refuse it (and the test would see the error).
         assertThat(page.locator("script:not([src])")).hasCount(0);
         assertThat(page.locator("[style]")).hasCount(0);
+    }
+
+    @Test
+    void hostileAnswersRenderInBoundedTimeShowTheirTextAndTheirConversationsOpenAgain() throws Exception {
+        Map<String, List<String>> answers = hostileAnswers();
+        start(new SimScript(answers.values().stream().map(answer -> inChunks(answer.get(0) + THE_END, 100)).toArray(SimReply[]::new)));
+        open("/");
+        page.evaluate(FREEZE_METER);
+
+        Map<String, String> conversations = new LinkedHashMap<>();
+        Map<String, Long> frozenMs = new LinkedHashMap<>();
+        for (Map.Entry<String, List<String>> answer : answers.entrySet()) {
+            page.locator("#new-chat").click();
+            assertThat(turns()).hasCount(0);
+            resetFreezeMeter();
+            sendMessage("Hostile answer: " + answer.getKey());
+            Locator turn = turns().first();
+            assertThat(turn).hasAttribute("data-status", "complete", new LocatorAssertions.HasAttributeOptions().setTimeout(LONG_TURN_MS));
+            assertShowsAnswer(turn, answer.getValue().get(1));
+            frozenMs.put(answer.getKey() + " (streamed)", longestFreezeMs());
+            conversations.put(answer.getKey(), conversationId());
+        }
+
+        // Each conversation opens again from the stored text, rendered whole at once.
+        page.reload();
+        assertThat(page.locator("body[data-ready=true]")).hasCount(1);
+        page.evaluate(FREEZE_METER);
+        for (Map.Entry<String, String> conversation : conversations.entrySet()) {
+            Locator row = page.locator(".conversation[data-id='" + conversation.getValue() + "'] .conversation-open");
+            resetFreezeMeter();
+            row.click();
+            assertThat(row).hasAttribute("aria-current", "page");
+            assertThat(turns().locator(".user-text")).hasText("Hostile answer: " + conversation.getKey());
+            assertShowsAnswer(awaitEnd(turns().first()), answers.get(conversation.getKey()).get(1));
+            frozenMs.put(conversation.getKey() + " (opened)", longestFreezeMs());
+        }
+        System.out.println("Longest the page was frozen (ms), per hostile answer: " + frozenMs);
+        assertThat(frozenMs).allSatisfy((what, ms) -> assertThat(ms).as(what).isLessThan((long) FROZEN_MS_LIMIT));
+    }
+
+    @Test
+    void aRenderingFailureShowsThatAnswerAsWrittenAndTheRestOfTheConversationStillOpens() throws Exception {
+        String failing = "Second, which the renderer fails on: **BOOM** <b>not a tag</b>";
+        start(new SimScript(SimReply.of("First: **bold** and `code`."), SimReply.of(failing), SimReply.of("Third: *fine*.")));
+        open("/");
+        // Any fault inside rendering, here one made to order: the sanitiser throws on the second answer.
+        page.evaluate("""
+                async () => {
+                  const { default: purify } = await import('/webjars/dompurify/3.3.3/dist/purify.es.mjs');
+                  const sanitize = purify.sanitize;
+                  purify.sanitize = (html, config) => {
+                    if (html.includes('BOOM')) throw new Error('a rendering fault made by the test');
+                    return sanitize.call(purify, html, config);
+                  };
+                }""");
+        for (String message : List.of("one", "two", "three")) {
+            sendMessage(message);
+            assertThat(awaitEnd(turns().last())).hasAttribute("data-status", "complete");
+        }
+        assertShowsTheFailureAsWritten(failing);
+
+        // Opened again (the fault still there), every answer shows.
+        String id = conversationId();
+        page.locator("#new-chat").click();
+        assertThat(turns()).hasCount(0);
+        page.locator(".conversation[data-id='" + id + "'] .conversation-open").click();
+        assertThat(turns()).hasCount(3);
+        assertShowsTheFailureAsWritten(failing);
+    }
+
+    private void assertShowsTheFailureAsWritten(String failing) {
+        Locator second = turns().nth(1).locator(".iteration .content");
+        assertThat(second.locator(".render-note")).hasText("This text could not be rendered; it is shown as written.");
+        assertThat(second.locator(".plain-text")).hasText(failing);
+        assertThat(second.locator("strong, b")).hasCount(0);
+        assertThat(turns().nth(0).locator(".iteration .content strong")).hasText("bold");
+        assertThat(turns().nth(2).locator(".iteration .content em")).hasText("fine");
+    }
+
+    /**
+     * The renderer itself on text of every hostile shape, in the page (sanitised, inserted, laid out):
+     * each 200,000 characters in well under a second, where marked took seconds to minutes.
+     */
+    @Test
+    void markdownRendersHostileTextOfEveryShapeInBoundedTime() throws Exception {
+        start(new SimScript());
+        open("/");
+        @SuppressWarnings("unchecked")
+        Map<String, Number> millis = (Map<String, Number>) page.evaluate("""
+                async () => {
+                  const { renderMarkdown } = await import('/render.js');
+                  const n = 200000;
+                  const repeat = s => s.repeat(Math.ceil(n / s.length)).slice(0, n);
+                  let nested = '';
+                  for (let i = 0; nested.length < n; i++) nested += '  '.repeat(i % 1000) + '- item\\n';
+                  const shapes = {
+                    '*a': repeat('*a'), '_a': repeat('_a'), '**a': repeat('**a'), '*a_b**c__': repeat('*a_b**c__'),
+                    '*a ': repeat('*a '), 'a* ': repeat('a* '), 'a***b**c*': repeat('a***b**c*'), '~a': repeat('~a'),
+                    '`a': repeat('`a'), '[': repeat('['), ']': repeat(']'), '![': repeat('!['), '[a](': repeat('[a]('),
+                    '[a](b "': repeat('[a](b "'), '[a](<': repeat('[a](<'), '(((': repeat('[a](') + repeat(')'),
+                    '[a][': '[a]: /x\\n\\n' + repeat('[a]['), '>': repeat('>'), '> ': repeat('> '), '> - ': repeat('> - '),
+                    '1. ': repeat('1. '), '+ ': repeat('+ '), 'nested list': nested, '<': repeat('<'), '<a': repeat('<a'),
+                    '<div> lines': repeat('<div>\\n'), '<ab:': repeat('<ab:'), '&amp': repeat('&amp'), '\\\\': repeat('\\\\'),
+                    'table': '|a|b|\\n|-|-|\\n' + repeat('|x|y|\\n'), 'wide table': repeat('|a') + '\\n' + repeat('|-') + '\\n',
+                    'setext': repeat('a\\n=\\n'), 'fences': repeat('```\\n'), 'tabs': repeat('\\t>\\t-\\t'),
+                    '(www.': repeat('(www.'), 'http://a ': repeat('http://a '), 'long line': repeat('a'),
+                    'lines of spaces': repeat('a' + ' '.repeat(50) + '\\n'), '# a   b': '# a' + ' '.repeat(n) + 'b',
+                  };
+                  const host = document.createElement('div');
+                  host.className = 'content markdown';
+                  document.getElementById('turns').append(host);
+                  const millis = {};
+                  for (const [shape, text] of Object.entries(shapes)) {
+                    const started = performance.now();
+                    host.replaceChildren(renderMarkdown(text));
+                    host.getBoundingClientRect(); // laid out
+                    millis[shape] = performance.now() - started;
+                    if (host.textContent.length === 0) millis[shape] = 'nothing shown';
+                  }
+                  host.remove();
+                  return millis;
+                }""");
+        System.out.println("Rendering 200,000 characters, ms: " + millis);
+        assertThat(millis).allSatisfy((shape, ms) -> assertThat(ms.doubleValue()).as(shape).isLessThan(FROZEN_MS_LIMIT));
+    }
+
+    /**
+     * While an answer streams, the page renders what changed, not the whole answer again at each chunk:
+     * the blocks it has finished stay the nodes they are (rendered whole at each of its renders, each
+     * would be replaced every time), and all the rendering while it streams costs about what rendering
+     * it once does (printed; noisy on a shared machine).
+     */
+    @Test
+    void aStreamingAnswerIsRenderedPieceByPieceNotWholeAtEachChunk() throws Exception {
+        StringBuilder answer = new StringBuilder();
+        for (int part = 1; answer.length() < 150_000; part++) {
+            answer.append("## Part ").append(part).append("\n\nA paragraph with **bold**, `code` and a [link](https://example.com/")
+                    .append(part).append("), then plain words until the line is long enough to wrap. ".repeat(10)).append("\n\n");
+        }
+        String text = answer.toString();
+        start(new SimScript(inChunks(text, 500).withDelay(java.time.Duration.ofMillis(5))));
+        open("/");
+        page.evaluate("""
+                async () => {
+                  const { TurnView } = await import('/turn.js');
+                  const flush = TurnView.prototype.flush;
+                  const seen = window.__streaming = { ms: 0, renders: 0, removed: 0 };
+                  TurnView.prototype.flush = function () {
+                    const started = performance.now();
+                    flush.call(this);
+                    seen.ms += performance.now() - started;
+                    seen.renders++;
+                  };
+                  new MutationObserver(records => {
+                    for (const record of records) {
+                      for (const node of record.removedNodes) seen.removed += node.nodeType === Node.ELEMENT_NODE ? 1 : 0;
+                    }
+                  }).observe(document.getElementById('turns'), { childList: true, subtree: true });
+                }""");
+        sendMessage("A long answer, please");
+        Locator turn = turns().first();
+        assertThat(turn).hasAttribute("data-status", "complete", new LocatorAssertions.HasAttributeOptions().setTimeout(LONG_TURN_MS));
+        Locator blocks = turn.locator(".iteration .content > *");
+        assertThat(turn.locator(".iteration .content > h2")).hasCount(text.split("## Part ").length - 1);
+
+        @SuppressWarnings("unchecked")
+        Map<String, Number> seen = (Map<String, Number>) page.evaluate("""
+                async text => {
+                  const { renderMarkdown } = await import('/render.js');
+                  const host = document.createElement('div');
+                  host.className = 'content markdown';
+                  document.getElementById('turns').append(host);
+                  const started = performance.now();
+                  host.append(renderMarkdown(text));
+                  host.getBoundingClientRect();
+                  const once = performance.now() - started;
+                  host.remove();
+                  return { ...window.__streaming, renderedOnceMs: once };
+                }""", text);
+        System.out.println("A " + text.length() + "-character answer streamed in 500 chunks: " + seen);
+        assertThat(seen.get("renders").intValue()).as("renders while it streamed").isGreaterThan(10);
+        // The final render replaces each block once; while streaming, only the block being written is.
+        assertThat(seen.get("removed").intValue()).as("elements removed from the page")
+                .isLessThan(blocks.count() + 10 * seen.get("renders").intValue());
+    }
+
+    /** The answer's own text is on the page, with what follows it, and elements nest no deeper than the caps allow. */
+    private void assertShowsAnswer(Locator turn, String shown) {
+        Locator content = turn.locator(".iteration .content");
+        assertThat(content).containsText(shown);
+        assertThat(content).containsText("The end.");
+        Object depth = content.evaluate("""
+                root => {
+                  let deepest = 0;
+                  for (const node of root.querySelectorAll('*')) {
+                    let depth = 0;
+                    for (let n = node; n !== root; n = n.parentElement) depth++;
+                    deepest = Math.max(deepest, depth);
+                    if (deepest > 200) break;
+                  }
+                  return deepest;
+                }""");
+        // 16 quotes or lists (a list is two levels), 16 inline elements, a few more around code and tables.
+        assertThat(((Number) depth).intValue()).isLessThanOrEqualTo(2 * 16 + 16 + 8);
+    }
+
+    private void resetFreezeMeter() {
+        page.evaluate("() => { window.__freeze.longest = 0; window.__freeze.last = performance.now(); }");
+    }
+
+    private long longestFreezeMs() {
+        return Math.round(((Number) page.evaluate("() => window.__freeze.longest")).doubleValue());
+    }
+
+    /** The text streamed as {@code count} chunks. */
+    static SimReply inChunks(String text, int count) {
+        int size = (text.length() + count - 1) / count;
+        List<String> chunks = new ArrayList<>();
+        for (int at = 0; at < text.length(); at += size) {
+            chunks.add(text.substring(at, Math.min(text.length(), at + size)));
+        }
+        return SimReply.of(chunks.toArray(String[]::new));
     }
 }
