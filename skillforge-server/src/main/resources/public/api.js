@@ -107,7 +107,9 @@ export const api = {
  */
 export async function readEvents(response, onEvent) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
+  // The pieces of a line not ended yet, joined once it ends: an event of a megabyte comes in many reads,
+  // and adding each to one string searched again would copy all of it at every read.
+  let partial = [];
   let id = null;
   let data = [];
   for (;;) {
@@ -115,11 +117,12 @@ export async function readEvents(response, onEvent) {
     if (done) {
       return;
     }
-    buffer += value;
     let start = 0;
     let newline;
-    while ((newline = buffer.indexOf('\n', start)) >= 0) {
-      let line = buffer.slice(start, newline);
+    while ((newline = value.indexOf('\n', start)) >= 0) {
+      partial.push(value.slice(start, newline));
+      let line = partial.join('');
+      partial = [];
       start = newline + 1;
       if (line.endsWith('\r')) {
         line = line.slice(0, -1);
@@ -141,6 +144,8 @@ export async function readEvents(response, onEvent) {
         }
       }
     }
-    buffer = buffer.slice(start);
+    if (start < value.length) {
+      partial.push(value.slice(start));
+    }
   }
 }

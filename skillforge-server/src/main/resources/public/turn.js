@@ -90,6 +90,7 @@ export class TurnView {
     this.status = 'running';
     this.renderTimer = null;
     this.renderMs = 0; // how long the last render of the streaming answer took
+    this.changePending = false;
 
     this.el = element('article', 'turn');
     this.el.dataset.status = 'running';
@@ -218,7 +219,7 @@ export class TurnView {
         break;
       case 'tool-call':
         this.command(event.commandId, event.command);
-        this.renderIteration(it); // the block appears at once, queued
+        this.scheduleRender(it); // its block appears with the next render, queued (an answer may hold thousands)
         break;
       case 'tool-start':
         this.updateCommand(event.commandId, event.command, { status: 'running' });
@@ -297,6 +298,9 @@ export class TurnView {
 
   updateCommand(id, text, changes) {
     const command = this.command(id, text);
+    if (!command.el && this.renderTimer !== null) {
+      this.flush(); // its block is shown as it was (queued) before it changes
+    }
     Object.assign(command, changes);
     if (command.el) {
       this.paintCommand(command);
@@ -423,8 +427,8 @@ export class TurnView {
         const command = this.command(`cmd-${it.index}-${part.index}`, part.command);
         if (!command.el) {
           command.el = this.commandElement(command);
+          this.paintCommand(command); // from then on, updateCommand paints its changes
         }
-        this.paintCommand(command);
         nodes.push(command.el);
       } else {
         const unfinished = part.kind === 'unfinished';
@@ -660,9 +664,18 @@ export class TurnView {
     this.showError(message, action);
   }
 
+  /**
+   * Tells the page the turn may have changed size, once for all the changes made in one go: the page
+   * then lays itself out to scroll, and a thousand commands' results in one read would lay it out a
+   * thousand times (2.5 s).
+   */
   changed() {
-    if (this.onChange) {
-      this.onChange();
+    if (this.onChange && !this.changePending) {
+      this.changePending = true;
+      queueMicrotask(() => {
+        this.changePending = false;
+        this.onChange();
+      });
     }
   }
 }

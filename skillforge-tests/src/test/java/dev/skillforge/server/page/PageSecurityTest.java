@@ -152,7 +152,6 @@ class PageSecurityTest extends BrowserTest {
         page.evaluate(FREEZE_METER);
 
         Map<String, String> conversations = new LinkedHashMap<>();
-        Map<String, Long> frozenMs = new LinkedHashMap<>();
         for (Map.Entry<String, List<String>> answer : answers.entrySet()) {
             page.locator("#new-chat").click();
             assertThat(turns()).hasCount(0);
@@ -160,8 +159,8 @@ class PageSecurityTest extends BrowserTest {
             sendMessage("Hostile answer: " + answer.getKey());
             Locator turn = turns().first();
             assertThat(turn).hasAttribute("data-status", "complete", new LocatorAssertions.HasAttributeOptions().setTimeout(LONG_TURN_MS));
+            assertNotFrozenLong(answer.getKey() + ", streamed");
             assertShowsAnswer(turn, answer.getValue().get(1));
-            frozenMs.put(answer.getKey() + " (streamed)", longestFreezeMs());
             conversations.put(answer.getKey(), conversationId());
         }
 
@@ -175,11 +174,33 @@ class PageSecurityTest extends BrowserTest {
             row.click();
             assertThat(row).hasAttribute("aria-current", "page");
             assertThat(turns().locator(".user-text")).hasText("Hostile answer: " + conversation.getKey());
-            assertShowsAnswer(awaitEnd(turns().first()), answers.get(conversation.getKey()).get(1));
-            frozenMs.put(conversation.getKey() + " (opened)", longestFreezeMs());
+            Locator turn = awaitEnd(turns().first());
+            assertNotFrozenLong(conversation.getKey() + ", opened");
+            assertShowsAnswer(turn, answers.get(conversation.getKey()).get(1));
         }
-        System.out.println("Longest the page was frozen (ms), per hostile answer: " + frozenMs);
-        assertThat(frozenMs).allSatisfy((what, ms) -> assertThat(ms).as(what).isLessThan((long) FROZEN_MS_LIMIT));
+    }
+
+    /**
+     * An answer of a thousand commands (the server runs the first 50, the turn's budget, and reports the
+     * rest as not run): each shows as its block with its status, and the page is never frozen long. It
+     * rendered the whole answer again for each command's announcement: 15 s for a thousand.
+     */
+    @Test
+    void anAnswerOfAThousandCommandsShowsEachWithoutFreezingThePage() throws Exception {
+        start(new SimScript(inChunks("Let me try them all.\n\n" + "<shell>no-such-program</shell>".repeat(1_000), 50),
+                SimReply.of("None of them ran.")));
+        open("/");
+        page.evaluate(FREEZE_METER);
+        resetFreezeMeter();
+        sendMessage("Run a thousand commands");
+        Locator turn = turns().first();
+        assertThat(turn).hasAttribute("data-status", "complete", new LocatorAssertions.HasAttributeOptions().setTimeout(LONG_TURN_MS));
+        assertNotFrozenLong("1,000 commands, streamed");
+        assertThat(turn.locator("[data-command-id]")).hasCount(1_000);
+        assertThat(command(turn, "cmd-0-0")).hasAttribute("data-status", "failed");
+        assertThat(command(turn, "cmd-0-999")).hasAttribute("data-status", "failed");
+        assertThat(command(turn, "cmd-0-999").locator(".command-output")).containsText("not run");
+        assertThat(turn.locator(".iteration").nth(1)).containsText("None of them ran.");
     }
 
     @Test
@@ -352,8 +373,11 @@ class PageSecurityTest extends BrowserTest {
         page.evaluate("() => { window.__freeze.longest = 0; window.__freeze.last = performance.now(); }");
     }
 
-    private long longestFreezeMs() {
-        return Math.round(((Number) page.evaluate("() => window.__freeze.longest")).doubleValue());
+    /** Once the page shows the answer: the longest it was frozen meanwhile, printed, and under the limit. */
+    private void assertNotFrozenLong(String what) {
+        long frozenMs = Math.round(((Number) page.evaluate("() => window.__freeze.longest")).doubleValue());
+        System.out.println("Longest the page was frozen, " + what + ": " + frozenMs + " ms");
+        assertThat(frozenMs).as("longest the page was frozen, " + what).isLessThan((long) FROZEN_MS_LIMIT);
     }
 
     /** The text streamed as {@code count} chunks. */
