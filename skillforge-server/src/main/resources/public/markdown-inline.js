@@ -3,20 +3,19 @@
 // The text comes from a model and is untrusted: nothing in it becomes markup except what this file
 // writes itself, "<" is always text, and every scan ahead is either consumed or remembered, so no
 // input can make the work grow faster than its length. CommonMark's algorithms, with its bounds:
-// code spans find their closing run through an index of backtick runs, emphasis uses the delimiter
-// stack with "openers bottom", link destinations use precomputed parenthesis depths.
+// code spans find their closing run through an index of backtick runs and link destinations their
+// end through precomputed parenthesis depths (markdown-scans.js), emphasis is matched by the
+// delimiter pass (markdown-emphasis.js).
 
-/** Inline elements inside each other beyond this are shown as the characters that made them. */
-const MAX_INLINE_NESTING = 16;
+import { DelimiterRuns, Tag, isAsciiPunctuation, piecesHtml } from './markdown-emphasis.js';
+import { BacktickRuns, ParenthesisDepths } from './markdown-scans.js';
+
 /** CommonMark's longest link label. */
 const MAX_LABEL = 999;
 
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 export const escapeHtml = text => text.replace(/[&<>"]/g, c => ESCAPES[c]);
 
-const ASCII_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
-const isAsciiPunctuation = c => c !== undefined && ASCII_PUNCTUATION.includes(c);
-const UNICODE_PUNCTUATION = /[\p{P}\p{S}]/u;
 const UNICODE_SPACE = /\s/u;
 const ENTITY = /&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/y;
 // The body stops at the next "<", so tries from different "<" never scan the same text twice.
@@ -27,35 +26,6 @@ const BARE_URL = /(?:https?:\/\/|www\.)[A-Za-z0-9]/iy;
 const SPECIAL = new Uint8Array(128);
 for (const c of '\\`*_~[]!<>&"\nhHwW') {
   SPECIAL[c.charCodeAt(0)] = 1;
-}
-
-/** An HTML tag this renderer writes, and the Markdown that made it (as HTML): shown instead when nested too deep. */
-class Tag {
-  constructor(html, source, opening = null) {
-    this.html = html;
-    this.source = source;
-    this.opening = opening; // set on a closing tag
-    this.dropped = false;
-  }
-}
-
-/** A run of *, _ or ~: literal characters until emphasis matches it, then tags around what it encloses. */
-class Delimiter {
-  constructor(char, count, canOpen, canClose, previous) {
-    this.order = previous ? previous.order + 1 : 0; // its place among the runs, which removals do not change
-    this.char = char;
-    this.count = count; // characters left
-    this.length = count; // as written (the "rule of 3" uses it)
-    this.canOpen = canOpen;
-    this.canClose = canClose;
-    this.previous = previous;
-    this.next = null;
-    this.closings = null; // as a closer: its closing tags, innermost first
-    this.openings = null; // as an opener: its opening tags, innermost first
-    if (previous) {
-      previous.next = this;
-    }
-  }
 }
 
 /** Inline Markdown -> HTML. {@code references}: normalised label -> {href, title}. */
@@ -89,8 +59,8 @@ class InlineParser {
   constructor(text, references) {
     this.s = text;
     this.references = references;
-    this.out = []; // strings (HTML), Tags and Delimiters, in order
-    this.lastDelimiter = null;
+    this.out = []; // strings (HTML), Tags and delimiter runs, in order
+    this.runs = new DelimiterRuns();
     this.brackets = []; // open "[" and "![": {image, piece, at, delimiter}
     this.lastBracketAt = -1; // where the last "[" or "]" was: a label holds none
     this.backticks = new BacktickRuns(text);
@@ -124,8 +94,8 @@ class InlineParser {
         default: i = this.bareUrl(i); break; // h, w where a bare link starts
       }
     }
-    this.processEmphasis(null);
-    return this.emit();
+    this.runs.process(null);
+    return piecesHtml(this.out);
   }
 
   literal(i, html) {
@@ -184,43 +154,16 @@ class InlineParser {
     return close + length;
   }
 
-  /** A run of *, _ or ~ and whether it can open or close emphasis (CommonMark's flanking rules). */
   delimiterRun(i) {
-    const s = this.s;
-    const c = s[i];
-    let end = i;
-    while (s[end] === c) {
-      end++;
-    }
-    const count = end - i;
-    if (c === '~' && count > 2) {
-      this.out.push(s.slice(i, end));
-      return end;
-    }
-    const before = characterBefore(s, i);
-    const after = characterAt(s, end);
-    const spaceBefore = isSpace(before);
-    const spaceAfter = isSpace(after);
-    const punctuationBefore = isPunctuation(before);
-    const punctuationAfter = isPunctuation(after);
-    const leftFlanking = !spaceAfter && (!punctuationAfter || spaceBefore || punctuationBefore);
-    const rightFlanking = !spaceBefore && (!punctuationBefore || spaceAfter || punctuationAfter);
-    const canOpen = c === '_' ? leftFlanking && (!rightFlanking || punctuationBefore) : leftFlanking;
-    const canClose = c === '_' ? rightFlanking && (!leftFlanking || punctuationAfter) : rightFlanking;
-    if (!canOpen && !canClose) {
-      this.out.push(s.slice(i, end));
-      return end;
-    }
-    const delimiter = new Delimiter(c, count, canOpen, canClose, this.lastDelimiter);
-    this.lastDelimiter = delimiter;
-    this.out.push(delimiter);
+    const { end, piece } = this.runs.at(this.s, i);
+    this.out.push(piece);
     return end;
   }
 
   openBracket(i, image) {
     const at = image ? i + 1 : i;
     this.out.push(image ? '![' : '[');
-    this.brackets.push({ image, piece: this.out.length - 1, at, delimiter: this.lastDelimiter });
+    this.brackets.push({ image, piece: this.out.length - 1, at, delimiter: this.runs.last });
     this.lastBracketAt = at;
     return at + 1;
   }
@@ -245,7 +188,7 @@ class InlineParser {
       this.out.push(escapeHtml(target.href));
     }
     this.out.push(new Tag('</a>', escapeHtml(this.s.slice(i, target.end)), open));
-    this.processEmphasis(opener.delimiter);
+    this.runs.process(opener.delimiter); // emphasis inside the link is settled now
     // A link holds no other link: the brackets before this one stay text.
     this.brackets.length = 0;
     return target.end;
@@ -450,224 +393,5 @@ class InlineParser {
     const open = linkTag(/^www\./i.test(text) ? 'http://' + text : text, null, null, '');
     this.out.push(open, escapeHtml(text), new Tag('</a>', '', open));
     return end;
-  }
-
-  /**
-   * CommonMark's emphasis pass over the delimiters after {@code bottom}: each closer looks back for the
-   * nearest fitting opener, and "openers bottom" remembers where a search failed, so later closers of
-   * the same kind never search that stretch again.
-   */
-  processEmphasis(bottom) {
-    const bottomOrder = bottom ? bottom.order : -1;
-    const openersBottom = new Map(); // kind of closer -> the order at and below which no opener fits it
-    let closer = bottom ? bottom.next : this.firstDelimiterAfter(bottom);
-    while (closer) {
-      if (!closer.canClose) {
-        closer = closer.next;
-        continue;
-      }
-      const kind = closer.char + (closer.char === '~' ? closer.length : closer.length % 3) + (closer.canOpen ? 'o' : '');
-      const stop = Math.max(bottomOrder, openersBottom.get(kind) ?? -1);
-      let opener = closer.previous;
-      while (opener && opener.order > stop && !this.fits(opener, closer)) {
-        opener = opener.previous;
-      }
-      if (opener && opener.order > stop) {
-        const used = closer.char === '~' ? closer.count : (closer.count >= 2 && opener.count >= 2 ? 2 : 1);
-        const name = closer.char === '~' ? 'del' : used === 2 ? 'strong' : 'em';
-        const open = new Tag(`<${name}>`, closer.char.repeat(used));
-        (opener.openings ??= []).push(open);
-        (closer.closings ??= []).push(new Tag(`</${name}>`, open.source, open));
-        opener.count -= used;
-        closer.count -= used;
-        opener.next = closer; // what was between is text now
-        closer.previous = opener;
-        if (opener.count === 0) {
-          this.unlink(opener);
-        }
-        if (closer.count === 0) {
-          const next = closer.next;
-          this.unlink(closer);
-          closer = next;
-        }
-      } else {
-        openersBottom.set(kind, closer.previous ? closer.previous.order : -1);
-        const next = closer.next;
-        if (!closer.canOpen) {
-          this.unlink(closer);
-        }
-        closer = next;
-      }
-    }
-    // Everything after bottom is settled: those runs stay as the text (and tags) they now are.
-    if (bottom) {
-      bottom.next = null;
-    }
-    this.lastDelimiter = bottom;
-  }
-
-  firstDelimiterAfter(bottom) {
-    let first = this.lastDelimiter;
-    while (first && first.previous !== bottom) {
-      first = first.previous;
-    }
-    return first;
-  }
-
-  fits(opener, closer) {
-    if (opener.char !== closer.char || !opener.canOpen) {
-      return false;
-    }
-    if (closer.char === '~') {
-      return opener.length === closer.length;
-    }
-    // The "rule of 3": a run that can both open and close matches only runs that keep the sum off multiples of 3.
-    return !((opener.canClose || closer.canOpen) && (opener.length + closer.length) % 3 === 0
-      && !(opener.length % 3 === 0 && closer.length % 3 === 0));
-  }
-
-  unlink(delimiter) {
-    if (delimiter.previous) {
-      delimiter.previous.next = delimiter.next;
-    }
-    if (delimiter.next) {
-      delimiter.next.previous = delimiter.previous;
-    }
-    if (this.lastDelimiter === delimiter) {
-      this.lastDelimiter = delimiter.previous;
-    }
-  }
-
-  /** The pieces as HTML; tags nested deeper than MAX_INLINE_NESTING become their Markdown again. */
-  emit() {
-    const html = [];
-    let depth = 0;
-    const tag = t => {
-      if (t.opening === null) {
-        t.dropped = depth >= MAX_INLINE_NESTING;
-        depth += t.dropped ? 0 : 1;
-        html.push(t.dropped ? t.source : t.html);
-      } else {
-        depth -= t.opening.dropped ? 0 : 1;
-        html.push(t.opening.dropped ? t.source : t.html);
-      }
-    };
-    for (const piece of this.out) {
-      if (typeof piece === 'string') {
-        html.push(piece);
-      } else if (piece instanceof Tag) {
-        tag(piece);
-      } else {
-        piece.closings?.forEach(tag);
-        html.push(piece.char.repeat(piece.count));
-        for (let k = (piece.openings?.length ?? 0) - 1; k >= 0; k--) {
-          tag(piece.openings[k]);
-        }
-      }
-    }
-    return html.join('');
-  }
-}
-
-/** The character before i, whole when it is the second half of a surrogate pair; '' at the start. */
-function characterBefore(s, i) {
-  if (i === 0) {
-    return '';
-  }
-  const low = s.charCodeAt(i - 1);
-  return low >= 0xDC00 && low <= 0xDFFF && i >= 2 ? s.slice(i - 2, i) : s[i - 1];
-}
-
-function characterAt(s, i) {
-  return i >= s.length ? '' : s.charCodeAt(i) < 0xD800 ? s[i] : String.fromCodePoint(s.codePointAt(i));
-}
-
-/** White space, as emphasis sees it: the start and end of the text count as white space too. */
-function isSpace(c) {
-  return c === '' || c === ' ' || c === '\n' || (c > '~' && UNICODE_SPACE.test(c)) || (c < ' ');
-}
-
-function isPunctuation(c) {
-  return c !== '' && (c <= '~' ? isAsciiPunctuation(c) : UNICODE_PUNCTUATION.test(c));
-}
-
-/**
- * The backtick runs of a text, found by one forward scan shared by every code span: a run's closing
- * run is the next one of the same length, and a length the scan found nothing for has none.
- */
-class BacktickRuns {
-  constructor(s) {
-    this.s = s;
-    this.scanned = 0;
-    this.byLength = new Map(); // length -> {starts, head}
-  }
-
-  next(length, from) {
-    const known = this.byLength.get(length);
-    if (known) {
-      while (known.head < known.starts.length && known.starts[known.head] < from) {
-        known.head++;
-      }
-      if (known.head < known.starts.length) {
-        return known.starts[known.head];
-      }
-    }
-    const s = this.s;
-    while (this.scanned < s.length) {
-      const start = s.indexOf('`', this.scanned);
-      if (start < 0) {
-        this.scanned = s.length;
-        break;
-      }
-      let end = start;
-      while (s[end] === '`') {
-        end++;
-      }
-      this.scanned = end;
-      let runs = this.byLength.get(end - start);
-      if (!runs) {
-        runs = { starts: [], head: 0 };
-        this.byLength.set(end - start, runs);
-      }
-      runs.starts.push(start);
-      if (end - start === length && start >= from) {
-        runs.head = runs.starts.length - 1;
-        return start;
-      }
-    }
-    return -1;
-  }
-}
-
-/**
- * For link destinations: depth[i], the unescaped "(" minus ")" before i; nextLower[i], the first
- * j > i where the depth is below depth[i]; nextSpace[i], the first white space or control character
- * at or after i. Each is one pass over the text.
- */
-class ParenthesisDepths {
-  constructor(s) {
-    const n = s.length;
-    this.depth = new Int32Array(n + 1);
-    let escaped = false;
-    for (let i = 0; i < n; i++) {
-      const c = s[i];
-      this.depth[i + 1] = this.depth[i] + (escaped ? 0 : c === '(' ? 1 : c === ')' ? -1 : 0);
-      escaped = !escaped && c === '\\';
-    }
-    this.nextLower = new Int32Array(n + 1);
-    const stack = new Int32Array(n + 1);
-    let top = 0;
-    for (let i = n; i >= 0; i--) {
-      while (top > 0 && this.depth[stack[top - 1]] >= this.depth[i]) {
-        top--;
-      }
-      this.nextLower[i] = top > 0 ? stack[top - 1] : n + 2;
-      stack[top++] = i;
-    }
-    this.nextSpace = new Int32Array(n + 1);
-    this.nextSpace[n] = n;
-    for (let i = n - 1; i >= 0; i--) {
-      this.nextSpace[i] = s.charCodeAt(i) <= 0x20 || s.charCodeAt(i) === 0x7F ? i : this.nextSpace[i + 1];
-    }
   }
 }

@@ -409,13 +409,13 @@ export class TurnView {
     const streaming = it.raw === null;
     const live = streaming && this.status === 'running';
     it.live = live ? (it.live ?? { budget: renderBudget(), markdown: [] }) : null;
-    const budget = renderBudget(); // one message's, shared by its parts
+    const budget = live ? it.live.budget : renderBudget(); // one message's, shared by its parts
     const nodes = [];
     let markdownParts = 0;
     for (const part of splitShell(it.text, streaming)) {
       if (part.kind === 'markdown') {
         if (live) {
-          it.live.markdown[markdownParts] ??= new LiveMarkdown(decorateCodeBlocks, it.live.budget);
+          it.live.markdown[markdownParts] ??= new LiveMarkdown(decorateCodeBlocks, budget);
           appendAll(nodes, it.live.markdown[markdownParts].update(part.text));
         } else {
           const fragment = renderMarkdown(part.text, budget);
