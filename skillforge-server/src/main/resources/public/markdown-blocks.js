@@ -24,12 +24,13 @@ const ORDERED = /^(\d{1,9})([.)])/;
 const DEFINITION = /^\[((?:[^\\[\]]|\\.){1,999})\]:[ \t]*(<[^<>\n]*>|[^<\s]\S*)(?:[ \t]+("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*$/;
 
 class Block {
-  constructor(type, parent, line, offset) {
+  constructor(type, parent, line, offset, decidedLine = line) {
     this.type = type;
     this.parent = parent;
     this.children = [];
     this.open = true;
     this.startLine = line;
+    this.decidedLine = decidedLine; // the line that made it this kind of block: a table's is its delimiter row
     this.endLine = line; // the last line with content in it (blank lines do not count): lists use it for looseness
     this.startOffset = offset; // where its first line starts in the text
     this.lines = [];
@@ -50,19 +51,27 @@ class Block {
  */
 export function parseBlocks(text, references = new Map()) {
   const parser = new BlockParser(references);
-  const lines = text.replace(/\r\n?/g, '\n').replaceAll('\0', '\uFFFD').split('\n');
-  let offset = 0;
-  for (let i = 0; i < lines.length; i++) {
-    if (i < lines.length - 1 || lines[i] !== '') {
-      parser.lineOffset = offset;
-      parser.incorporateLine(lines[i]);
+  const source = text.replaceAll('\0', '\uFFFD'); // the same length: offsets stay the text's
+  const ending = /\r\n?|\n/g;
+  let start = 0;
+  let lineCount = 0;
+  for (;;) {
+    const match = ending.exec(source);
+    const end = match ? match.index : source.length;
+    lineCount++;
+    if (match || end > start) {
+      parser.lineOffset = start;
+      parser.incorporateLine(source.slice(start, end));
     }
-    offset += lines[i].length + 1;
+    if (!match) {
+      break;
+    }
+    start = end + match[0].length;
   }
   while (parser.tip) {
     parser.finalize(parser.tip);
   }
-  return { document: parser.document, lineCount: lines.length };
+  return { document: parser.document, lineCount };
 }
 
 class BlockParser {
@@ -315,7 +324,7 @@ class BlockParser {
     if (paragraph.lines.length === 0) {
       return false;
     }
-    const heading = new Block('heading', paragraph.parent, paragraph.startLine, paragraph.startOffset);
+    const heading = new Block('heading', paragraph.parent, paragraph.startLine, paragraph.startOffset, this.lineNumber);
     heading.level = level;
     heading.text = paragraph.lines.join('\n').trim();
     this.replace(paragraph, heading);
@@ -337,7 +346,7 @@ class BlockParser {
     }
     this.closeUnmatchedBlocks();
     paragraph.lines.pop();
-    const table = new Block('table', paragraph.parent, paragraph.lastLineNumber, paragraph.lastLineOffset);
+    const table = new Block('table', paragraph.parent, paragraph.lastLineNumber, paragraph.lastLineOffset, this.lineNumber);
     table.aligns = aligns;
     table.header = headerCells;
     if (paragraph.lines.length === 0) {

@@ -116,14 +116,14 @@ export function plainTextChunks(text) {
 }
 
 /**
- * How many top-level blocks are final whatever text is appended: each one followed by a block that
- * starts on a finished line (a line still being written may still turn into anything, a heading's
- * underline or a table's delimiter row). References defined later are the exception, which is why
- * a finished answer is rendered whole once more.
+ * How many top-level blocks are final whatever text is appended: each one followed by a block decided
+ * on a finished line (a line still being written may still turn into anything, a heading's underline
+ * or a table's delimiter row, which decides that the line above is a table's header). References
+ * defined later are the exception, which is why a finished answer is rendered whole once more.
  */
 function settledBlocks(blocks, lineCount) {
   let settled = 0;
-  while (settled + 1 < blocks.length && blocks[settled + 1].startLine < lineCount - 1) {
+  while (settled + 1 < blocks.length && blocks[settled + 1].decidedLine < lineCount - 1) {
     settled++;
   }
   return settled;
