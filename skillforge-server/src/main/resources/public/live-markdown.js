@@ -3,7 +3,7 @@
 // page), and only the rest, from the last of them on, is rendered again. Rendering the whole text at
 // each chunk would cost the square of the answer's length over the stream.
 
-import { BUDGET_NOTE, fitting, plainTextHtml, renderBlocks } from './markdown.js';
+import { BUDGET_NOTE, parseMarkdown, plainTextHtml, renderWithin } from './markdown.js';
 import { highlight, plainText, sanitize } from './render.js';
 
 /**
@@ -12,6 +12,11 @@ import { highlight, plainText, sanitize } from './render.js';
  * paragraph of "*a" took half a second a render). Code up to some 1,200 lines still renders live.
  */
 const LIVE_BLOCK_CHARS = 50_000;
+/**
+ * The part still being written is rendered again at every render, so it gets at most this much of the
+ * message's budget (some 50 ms); past it, it is shown as written until settled.
+ */
+const LIVE_LAYOUT_UNITS = 10_000;
 const WRITING_NOTE = 'Shown as written while it is being written; rendered once the answer is complete.';
 
 export class LiveMarkdown {
@@ -57,15 +62,15 @@ export class LiveMarkdown {
       if (this.asWritten) {
         return this.settledNodes.concat([...plainText(tail, this.asWritten).childNodes]);
       }
-      const { blocks, settled } = renderBlocks(tail, this.references);
-      const fit = fitting(blocks.slice(0, settled), this.budget);
-      if (fit > 0) {
-        const fragment = sanitize(blocks.slice(0, fit).map(block => block.html).join(''));
+      const { blocks, settled } = parseMarkdown(tail, this.references);
+      const done = renderWithin(blocks.slice(0, settled), this.references, this.budget);
+      if (done.fit > 0) {
+        const fragment = sanitize(done.html);
         highlight(fragment, this.budget);
         this.settledNodes = this.settledNodes.concat(this.nodes(fragment));
-        this.settledLength += blocks[fit].start;
+        this.settledLength += blocks[done.fit].start;
       }
-      if (fit < settled) {
+      if (done.fit < settled) {
         this.asWritten = BUDGET_NOTE;
         return this.render(text);
       }
@@ -74,10 +79,11 @@ export class LiveMarkdown {
         this.asWritten = WRITING_NOTE;
         return this.render(text);
       }
-      const shown = fitting(rest, { layout: this.budget.layout }); // taken for good only once settled
-      let html = rest.slice(0, shown).map(block => block.html).join('');
-      if (shown < rest.length) {
-        html += plainTextHtml(tail.slice(rest[shown].start));
+      // Rendered again at the next render: its cost is taken for good only once it is settled.
+      const shown = renderWithin(rest, this.references, { layout: Math.min(this.budget.layout, LIVE_LAYOUT_UNITS) });
+      let html = shown.html;
+      if (shown.fit < rest.length) {
+        html += plainTextHtml(tail.slice(rest[shown.fit].start), WRITING_NOTE);
       }
       return this.settledNodes.concat(this.nodes(html));
     } catch {

@@ -28,9 +28,17 @@ for (const c of '\\`*_~[]!<>&"\nhHwW') {
   SPECIAL[c.charCodeAt(0)] = 1;
 }
 
-/** Inline Markdown -> HTML. {@code references}: normalised label -> {href, title}. */
-export function renderInline(text, references = new Map()) {
-  return new InlineParser(text, references).render();
+/** Thrown when a text holds more markup than the renderer may still write (the message's budget). */
+export class OverBudget extends Error {
+}
+
+/**
+ * Inline Markdown -> HTML. {@code references}: normalised label -> {href, title}. Past {@code limit}
+ * pieces of markup (emphasis runs, code spans, links), it gives up with OverBudget: each costs the
+ * budget at least a unit.
+ */
+export function renderInline(text, references = new Map(), limit = Infinity) {
+  return new InlineParser(text, references, limit).render();
 }
 
 /** A link label as CommonMark compares them: trimmed, inner whitespace collapsed, case folded. */
@@ -56,9 +64,10 @@ function linkTag(href, title, className, source) {
 }
 
 class InlineParser {
-  constructor(text, references) {
+  constructor(text, references, limit) {
     this.s = text;
     this.references = references;
+    this.markupLeft = limit;
     this.out = []; // strings (HTML), Tags and delimiter runs, in order
     this.runs = new DelimiterRuns();
     this.brackets = []; // open "[" and "![": {image, piece, at, delimiter}
@@ -150,14 +159,25 @@ class InlineParser {
     if (content.length > 1 && content[0] === ' ' && content[content.length - 1] === ' ' && content.trim() !== '') {
       content = content.slice(1, -1);
     }
+    this.markup();
     this.out.push('<code>' + escapeHtml(content) + '</code>');
     return close + length;
   }
 
   delimiterRun(i) {
     const { end, piece } = this.runs.at(this.s, i);
+    if (typeof piece !== 'string') {
+      this.markup();
+    }
     this.out.push(piece);
     return end;
+  }
+
+  /** One more piece of markup, within the limit. */
+  markup() {
+    if (--this.markupLeft < 0) {
+      throw new OverBudget();
+    }
   }
 
   openBracket(i, image) {
@@ -180,6 +200,7 @@ class InlineParser {
     if (!target) {
       return this.literal(i, ']');
     }
+    this.markup();
     const empty = opener.piece === this.out.length - 1;
     // An image is shown as a link to it: the CSP would not load one from elsewhere anyway.
     const open = linkTag(target.href, target.title, opener.image ? 'image-link' : null, opener.image ? '![' : '[');
@@ -326,6 +347,7 @@ class InlineParser {
     if (!match) {
       return this.literal(i, '&lt;');
     }
+    this.markup();
     const open = linkTag(match[1], null, null, '<');
     this.out.push(open, escapeHtml(match[1]), new Tag('</a>', '&gt;', open));
     return i + match[0].length;
@@ -389,6 +411,7 @@ class InlineParser {
         break;
       }
     }
+    this.markup();
     const text = s.slice(i, end);
     const open = linkTag(/^www\./i.test(text) ? 'http://' + text : text, null, null, '');
     this.out.push(open, escapeHtml(text), new Tag('</a>', '', open));

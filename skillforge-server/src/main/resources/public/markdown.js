@@ -2,12 +2,13 @@
 // and their inline text (markdown-inline.js). HTML in the text is shown as text; the only markup is
 // what this renderer writes. Its output still goes through DOMPurify (render.js).
 //
-// What the browser then does with it is bounded too: each block's HTML comes with an estimate of what
-// it costs Chromium to sanitise and lay out, and a message renders as Markdown only while its budget
-// lasts. The rest is shown as written, in chunks the browser lays out only when they are on screen.
+// What the browser then does with it is bounded too: each block is charged, as it is rendered, an
+// estimate of what it costs Chromium to sanitise and lay out, and a message renders as Markdown only
+// while its budget lasts. The rest is shown as written, in chunks the browser lays out only when they
+// are on screen.
 
 import { parseBlocks } from './markdown-blocks.js';
-import { escapeHtml, renderInline } from './markdown-inline.js';
+import { OverBudget, escapeHtml, renderInline } from './markdown-inline.js';
 
 /**
  * What one message may cost the browser, in units of about 5 microseconds (measured in Chromium on
@@ -34,48 +35,55 @@ const CHUNK_CHARS = 10_000;
  * does not fit, the rest of the text is shown as written.
  */
 export function markdownToHtml(text, budget = { layout: LAYOUT_UNITS }) {
-  const { blocks } = renderBlocks(text);
-  const fit = fitting(blocks, budget);
-  const html = blocks.slice(0, fit).map(block => block.html).join('');
+  const references = new Map();
+  const { blocks } = parseMarkdown(text, references);
+  const { html, fit } = renderWithin(blocks, references, budget);
   return fit < blocks.length ? html + plainTextHtml(text.slice(blocks[fit].start)) : html;
 }
 
 /**
- * Markdown -> the HTML of each top-level block, with where it starts in the text and its cost; and how
- * many of them more text can no longer change (see settledBlocks).
+ * Markdown -> its top-level blocks, each with where it starts in the text, and how many of them more
+ * text can no longer change (see settledBlocks). Rendering them is a step of its own (renderWithin),
+ * taken only while the budget lasts.
  *
  * @param references link reference definitions known from text before this (normalised label ->
  *                   {href, title}); the text's own are added to it
  */
-export function renderBlocks(text, references = new Map()) {
+export function parseMarkdown(text, references) {
   const { document, lineCount } = parseBlocks(text, references);
-  const blocks = document.children.map(block => {
-    const rendering = { references, cost: 0 };
-    const html = blockHtml(block, rendering, false);
-    return { start: block.startOffset, html, cost: rendering.cost };
-  });
+  const blocks = document.children.map(block => ({ block, start: block.startOffset }));
   return { blocks, settled: settledBlocks(document.children, lineCount) };
 }
 
-/** How many of the blocks, from the first, fit in {@code budget.layout}; their cost is taken from it. */
-export function fitting(blocks, budget) {
+/**
+ * The HTML of the blocks, from the first, while {@code budget.layout} lasts (their cost is taken from
+ * it), and how many fit. A block is given up as soon as it costs more than is left, so a hostile one
+ * is not rendered in full only to be shown as written.
+ */
+export function renderWithin(blocks, references, budget) {
+  let html = '';
   let fit = 0;
-  for (const block of blocks) {
-    if (block.cost > budget.layout) {
+  for (; fit < blocks.length; fit++) {
+    const rendering = { references, cost: 0, limit: budget.layout };
+    try {
+      html += blockHtml(blocks[fit].block, rendering, false);
+    } catch (e) {
+      if (!(e instanceof OverBudget)) {
+        throw e;
+      }
       budget.layout = 0;
       break;
     }
-    budget.layout -= block.cost;
-    fit++;
+    budget.layout -= rendering.cost;
   }
-  return fit;
+  return { html, fit };
 }
 
 export const BUDGET_NOTE = 'The rest is shown as written: it has more formatting than the page shows at once.';
 
-/** Text past the budget: as written, after a note that says why. */
-export function plainTextHtml(text) {
-  return `<p class="render-note">${BUDGET_NOTE}</p>\n`
+/** Text past the budget (or not rendered yet): as written, after a note that says why. */
+export function plainTextHtml(text, note = BUDGET_NOTE) {
+  return `<p class="render-note">${escapeHtml(note)}</p>\n`
     + '<div class="plain-text">' + plainTextChunks(text).map(chunk => `<div class="chunk">${escapeHtml(chunk)}</div>`).join('')
     + '</div>\n';
 }
@@ -129,19 +137,27 @@ function settledBlocks(blocks, lineCount) {
   return settled;
 }
 
+/** Adds to the block's cost; past its limit, the block is given up. */
+function charge(rendering, units) {
+  rendering.cost += units;
+  if (rendering.cost > rendering.limit) {
+    throw new OverBudget();
+  }
+}
+
 function inline(text, rendering) {
-  const html = renderInline(text, rendering.references);
-  rendering.cost += countOf('<', html) + LINK * countOf('<a', html);
+  const html = renderInline(text, rendering.references, rendering.limit - rendering.cost);
+  charge(rendering, countOf('<', html) + LINK * countOf('<a', html));
   return html;
 }
 
 function blockHtml(block, rendering, tight) {
   const children = (list, childTight) => list.map(child => blockHtml(child, rendering, childTight)).join('');
   if (block.type === 'code' || block.type === 'html') {
-    rendering.cost += (block.type === 'code' ? CODE_BLOCK : BLOCK) + CODE_LINE * block.lines.length
-      + TAB * block.lines.reduce((tabs, line) => tabs + countOf('\t', line), 0);
+    charge(rendering, (block.type === 'code' ? CODE_BLOCK : BLOCK) + CODE_LINE * block.lines.length
+      + TAB * block.lines.reduce((tabs, line) => tabs + countOf('\t', line), 0));
   } else if (!(block.type === 'paragraph' && tight)) {
-    rendering.cost += BLOCK;
+    charge(rendering, BLOCK);
   }
   switch (block.type) {
     case 'paragraph': {
@@ -165,7 +181,7 @@ function blockHtml(block, rendering, tight) {
       return `<blockquote>\n${children(block.children, false)}</blockquote>\n`;
     case 'list': {
       const open = block.ordered ? (block.start === 1 ? '<ol>' : `<ol start="${block.start}">`) : '<ul>';
-      rendering.cost += BLOCK * block.children.length;
+      charge(rendering, BLOCK * block.children.length);
       const items = block.children.map(item => `<li>${children(item.children, !block.loose)}</li>\n`).join('');
       return `${open}\n${items}${block.ordered ? '</ol>' : '</ul>'}\n`;
     }
@@ -179,13 +195,13 @@ function blockHtml(block, rendering, tight) {
 function tableHtml(table, rendering) {
   const cell = (tag, text, i) => {
     const align = table.aligns[i] ? ` align="${table.aligns[i]}"` : '';
-    rendering.cost += CELL;
+    charge(rendering, CELL);
     return `<${tag}${align}>${inline(text, rendering)}</${tag}>`;
   };
   const head = table.header.map((text, i) => cell('th', text, i)).join('');
   // Rows keep the cells they have, fewer or more than the header's: padding short rows would let a
   // wide header and many short rows make a table far larger than its text.
-  rendering.cost += BLOCK * table.lines.length;
+  charge(rendering, BLOCK * table.lines.length);
   const rows = table.lines.map(cells => '<tr>' + cells.map((text, i) => cell('td', text, i)).join('') + '</tr>\n');
   return `<table>\n<thead>\n<tr>${head}</tr>\n</thead>\n${rows.length ? `<tbody>\n${rows.join('')}</tbody>\n` : ''}</table>\n`;
 }

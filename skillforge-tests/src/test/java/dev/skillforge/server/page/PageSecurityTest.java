@@ -26,8 +26,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PageSecurityTest extends BrowserTest {
 
-    /** What the page may be kept busy by one hostile answer, at the most (it takes some 0.1 to 0.5 s here). */
-    static final double FROZEN_MS_LIMIT = 1_000;
+    /**
+     * What one hostile answer may keep the page busy, at the most, generous for a shared machine: here
+     * 0.1 to 0.5 s with its two cores shared with one other suite, up to 2.2 s shared seven ways; marked
+     * took 7.8 s on the first answer alone, 11.6 s shared.
+     */
+    static final long FROZEN_MS_LIMIT = 3_000;
+    /**
+     * The same for an answer of a thousand commands, some 8,000 elements to build and lay out: 0.6 s
+     * here shared two ways, 5.4 s seven ways. Before, the page had not caught up after a minute.
+     */
+    static final long THOUSAND_COMMANDS_FROZEN_MS_LIMIT = 8_000;
     /** Turns that stream a megabyte take a few seconds on a slow machine. */
     static final double LONG_TURN_MS = 60_000;
     static final String THE_END = "\n\nThe end.";
@@ -48,22 +57,26 @@ class PageSecurityTest extends BrowserTest {
               tick();
             }""";
 
+    /** An answer written to freeze the page, and text of it the page must show. */
+    record HostileAnswer(String text, String shown) {
+    }
+
     /**
      * Answers written to freeze the page (marked took 7.8 s on the first, quadratic in its length, and
-     * threw on the second, after which its conversation no longer opened), each with text it must show.
+     * threw on the second, after which its conversation no longer opened), by what they repeat.
      */
-    static Map<String, List<String>> hostileAnswers() {
-        Map<String, List<String>> answers = new LinkedHashMap<>();
-        answers.put("*a", List.of("*a".repeat(100_000), "*a*a*a*a"));
-        answers.put(">", List.of(">".repeat(6_000) + " deep", ">".repeat(1_000) + " deep"));
-        answers.put("_a", List.of("_a".repeat(100_000), "_a_a_a_a"));
-        answers.put("`a", List.of("`a".repeat(100_000), "`a`a`a`a"));
-        answers.put("[", List.of("[".repeat(200_000), "[".repeat(1_000)));
-        answers.put("![", List.of("![".repeat(100_000), "![![![!["));
-        answers.put("[a](", List.of("[a](".repeat(50_000), "[a]([a]([a]("));
-        answers.put("1. ", List.of("1. ".repeat(10_000) + "ten thousand items deep", "ten thousand items deep"));
-        answers.put("<", List.of("<a href=\"x\"><b>".repeat(12_500), "<a href=\"x\"><b><a href=\"x\"><b>"));
-        answers.put("1 MB line", List.of("word ".repeat(199_990), "word word word word"));
+    static Map<String, HostileAnswer> hostileAnswers() {
+        Map<String, HostileAnswer> answers = new LinkedHashMap<>();
+        answers.put("*a", new HostileAnswer("*a".repeat(100_000), "*a*a*a*a"));
+        answers.put(">", new HostileAnswer(">".repeat(6_000) + " deep", ">".repeat(1_000) + " deep"));
+        answers.put("_a", new HostileAnswer("_a".repeat(100_000), "_a_a_a_a"));
+        answers.put("`a", new HostileAnswer("`a".repeat(100_000), "`a`a`a`a"));
+        answers.put("[", new HostileAnswer("[".repeat(200_000), "[".repeat(1_000)));
+        answers.put("![", new HostileAnswer("![".repeat(100_000), "![![![!["));
+        answers.put("[a](", new HostileAnswer("[a](".repeat(50_000), "[a]([a]([a]("));
+        answers.put("1. ", new HostileAnswer("1. ".repeat(10_000) + "ten thousand items deep", "ten thousand items deep"));
+        answers.put("<", new HostileAnswer("<a href=\"x\"><b>".repeat(12_500), "<a href=\"x\"><b><a href=\"x\"><b>"));
+        answers.put("1 MB line", new HostileAnswer("word ".repeat(199_990), "word word word word"));
         return answers;
     }
 
@@ -146,21 +159,21 @@ class PageSecurityTest extends BrowserTest {
 
     @Test
     void hostileAnswersRenderInBoundedTimeShowTheirTextAndTheirConversationsOpenAgain() throws Exception {
-        Map<String, List<String>> answers = hostileAnswers();
-        start(new SimScript(answers.values().stream().map(answer -> inChunks(answer.get(0) + THE_END, 100)).toArray(SimReply[]::new)));
+        Map<String, HostileAnswer> answers = hostileAnswers();
+        start(new SimScript(answers.values().stream().map(answer -> inChunks(answer.text() + THE_END, 100)).toArray(SimReply[]::new)));
         open("/");
         page.evaluate(FREEZE_METER);
 
         Map<String, String> conversations = new LinkedHashMap<>();
-        for (Map.Entry<String, List<String>> answer : answers.entrySet()) {
+        for (Map.Entry<String, HostileAnswer> answer : answers.entrySet()) {
             page.locator("#new-chat").click();
             assertThat(turns()).hasCount(0);
             resetFreezeMeter();
             sendMessage("Hostile answer: " + answer.getKey());
             Locator turn = turns().first();
             assertThat(turn).hasAttribute("data-status", "complete", new LocatorAssertions.HasAttributeOptions().setTimeout(LONG_TURN_MS));
-            assertNotFrozenLong(answer.getKey() + ", streamed");
-            assertShowsAnswer(turn, answer.getValue().get(1));
+            assertNotFrozenLong(answer.getKey() + ", streamed", FROZEN_MS_LIMIT);
+            assertShowsAnswer(turn, answer.getValue().shown());
             conversations.put(answer.getKey(), conversationId());
         }
 
@@ -175,8 +188,8 @@ class PageSecurityTest extends BrowserTest {
             assertThat(row).hasAttribute("aria-current", "page");
             assertThat(turns().locator(".user-text")).hasText("Hostile answer: " + conversation.getKey());
             Locator turn = awaitEnd(turns().first());
-            assertNotFrozenLong(conversation.getKey() + ", opened");
-            assertShowsAnswer(turn, answers.get(conversation.getKey()).get(1));
+            assertNotFrozenLong(conversation.getKey() + ", opened", FROZEN_MS_LIMIT);
+            assertShowsAnswer(turn, answers.get(conversation.getKey()).shown());
         }
     }
 
@@ -195,7 +208,7 @@ class PageSecurityTest extends BrowserTest {
         sendMessage("Run a thousand commands");
         Locator turn = turns().first();
         assertThat(turn).hasAttribute("data-status", "complete", new LocatorAssertions.HasAttributeOptions().setTimeout(LONG_TURN_MS));
-        assertNotFrozenLong("1,000 commands, streamed");
+        assertNotFrozenLong("1,000 commands, streamed", THOUSAND_COMMANDS_FROZEN_MS_LIMIT);
         assertThat(turn.locator("[data-command-id]")).hasCount(1_000);
         assertThat(command(turn, "cmd-0-0")).hasAttribute("data-status", "failed");
         assertThat(command(turn, "cmd-0-999")).hasAttribute("data-status", "failed");
@@ -244,7 +257,8 @@ class PageSecurityTest extends BrowserTest {
 
     /**
      * The renderer itself on text of every hostile shape, in the page (sanitised, inserted, laid out):
-     * each 200,000 characters in well under a second, where marked took seconds to minutes.
+     * each 200,000 characters in a fraction of a second (under the same generous limit), where marked
+     * took seconds to minutes.
      */
     @Test
     void markdownRendersHostileTextOfEveryShapeInBoundedTime() throws Exception {
@@ -373,11 +387,11 @@ class PageSecurityTest extends BrowserTest {
         page.evaluate("() => { window.__freeze.longest = 0; window.__freeze.last = performance.now(); }");
     }
 
-    /** Once the page shows the answer: the longest it was frozen meanwhile, printed, and under the limit. */
-    private void assertNotFrozenLong(String what) {
+    /** Once the page shows the answer: the longest it was frozen meanwhile, printed, and under {@code limitMs}. */
+    private void assertNotFrozenLong(String what, long limitMs) {
         long frozenMs = Math.round(((Number) page.evaluate("() => window.__freeze.longest")).doubleValue());
         System.out.println("Longest the page was frozen, " + what + ": " + frozenMs + " ms");
-        assertThat(frozenMs).as("longest the page was frozen, " + what).isLessThan((long) FROZEN_MS_LIMIT);
+        assertThat(frozenMs).as("longest the page was frozen, " + what).isLessThan(limitMs);
     }
 
     /** The text streamed as {@code count} chunks. */
