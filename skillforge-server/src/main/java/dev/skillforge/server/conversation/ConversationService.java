@@ -407,10 +407,25 @@ public final class ConversationService implements AutoCloseable {
     public Optional<AgentRun> currentOrLastRun(String id) {
         Optional<HotConversation> conversation = hot.get(validId(id));
         if (conversation.isEmpty()) {
-            snapshot(id); // 404 for an unknown id
+            requireStored(id); // 404 for an unknown id
             return Optional.empty();
         }
         return conversation.get().currentOrLastRun();
+    }
+
+    /**
+     * NOT_FOUND unless the store has the conversation: one row read, not its history (every client that follows a
+     * turn of another instance asks this).
+     */
+    private void requireStored(String id) {
+        hot.awaitWriter(); // our own writes (a delete, a hand-over) are in the store
+        try {
+            if (store.conversation(id).isEmpty()) {
+                throw ConversationException.notFound(id);
+            }
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
     }
 
     /** The running (or last) turn of a conversation held in memory here; empty for any other (for another instance's follower). */

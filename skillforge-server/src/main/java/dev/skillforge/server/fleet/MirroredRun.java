@@ -1,0 +1,253 @@
+package dev.skillforge.server.fleet;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A turn that another instance runs, as this instance receives it: the events relayed after the id it asked
+ * from, kept while clients here follow it, each client reading on from its own last id ({@link RemoteRun}). One
+ * per conversation, however many follow it here. Its messages come from the listening thread, on the stream it
+ * asked for last; those of an older stream are dropped.
+ *
+ * <p>It ends with the turn ({@code end}), at once when there was nothing to follow ({@code none}), or when the
+ * other instance says nothing for {@link #SILENCE} while this one listens (it died, or lost the database). While
+ * this instance's own listening session is down, silence says nothing of the other one: the run waits, and goes
+ * on from its last event once this instance listens again ({@link #resume}).
+ */
+final class MirroredRun {
+
+    /** No word from the other instance for this long: it is gone (killed, or cut off from the database). */
+    static final Duration SILENCE = Duration.ofSeconds(3);
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final List<RemoteRun.Frame> frames = new ArrayList<>();
+    private RelayMessages.Assembly assembly = new RelayMessages.Assembly();
+    /** Events after this id were asked for. */
+    private long from;
+    private long stream;
+    private boolean answered;
+    private boolean nothingToFollow;
+    private boolean ended;
+    private boolean listening = true;
+    private long lastWordNanos = System.nanoTime();
+    private int followers;
+
+    MirroredRun(long from, long stream) {
+        this.from = from;
+        this.stream = stream;
+    }
+
+    long stream() {
+        lock.lock();
+        try {
+            return stream;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean ended() {
+        lock.lock();
+        try {
+            return ended;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether a client that saw the events up to {@code afterId} can follow from here: they were asked for. */
+    boolean covers(long afterId) {
+        lock.lock();
+        try {
+            return !ended && afterId >= from;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Asks again, on a new stream, from an earlier id: what was received is dropped and comes again in order, so a
+     * client further on waits until the new stream passes its last id.
+     */
+    void restart(long afterId, long newStream) {
+        lock.lock();
+        try {
+            frames.clear();
+            from = afterId;
+            switchTo(newStream);
+            answered = false;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** This instance's listening session broke: what is relayed meanwhile is lost, and silence means nothing. */
+    void listeningLost() {
+        lock.lock();
+        try {
+            listening = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * This instance listens again: the run goes on, on a new stream, after the last event it received.
+     *
+     * @return the id to ask from
+     */
+    long resume(long newStream) {
+        lock.lock();
+        try {
+            switchTo(newStream);
+            listening = true;
+            return frames.isEmpty() ? from : frames.getLast().id();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void switchTo(long newStream) {
+        stream = newStream;
+        assembly = new RelayMessages.Assembly();
+        lastWordNanos = System.nanoTime();
+    }
+
+    /** A message of stream {@code fromStream} (its stream word taken off). */
+    void accept(long fromStream, String body) {
+        lock.lock();
+        try {
+            if (ended || fromStream != stream) {
+                return;
+            }
+            lastWordNanos = System.nanoTime();
+            if (body.startsWith("frame ")) {
+                assembly.add(body).ifPresent(frame -> {
+                    if (frame.id() > (frames.isEmpty() ? from : frames.getLast().id())) {
+                        frames.add(frame);
+                    }
+                });
+                answered = true;
+            } else {
+                switch (body) {
+                    case RelayMessages.HELLO, RelayMessages.PING -> answered = true;
+                    case RelayMessages.NONE -> {
+                        nothingToFollow = !answered;
+                        ended = true;
+                    }
+                    case RelayMessages.END -> ended = true;
+                    default -> {
+                        return; // not a word of this protocol
+                    }
+                }
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits for the other instance's first word after a request.
+     *
+     * @return true when it answered with the turn; false when it said there is nothing to follow, or said nothing
+     *         within {@code wait} (then, unless this instance is not listening, the run ends for every client)
+     */
+    boolean awaitAnswer(Duration wait) throws InterruptedException {
+        lock.lock();
+        try {
+            long nanos = wait.toNanos();
+            while (!answered && !ended) {
+                if (nanos <= 0) {
+                    if (listening) {
+                        end();
+                    }
+                    return false;
+                }
+                nanos = changed.awaitNanos(nanos);
+            }
+            return !nothingToFollow;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends the run for every client: its request could not be sent. */
+    void giveUp() {
+        lock.lock();
+        try {
+            end();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The events after {@code afterId}, waiting up to {@code wait} for one.
+     *
+     * @return empty when nothing new came meanwhile; {@code null} once the run ended and nothing is left after {@code afterId}
+     */
+    List<RemoteRun.Frame> framesAfter(long afterId, Duration wait) throws InterruptedException {
+        lock.lock();
+        try {
+            long nanos = wait.toNanos();
+            while (true) {
+                List<RemoteRun.Frame> newer = newerThan(afterId);
+                if (!newer.isEmpty()) {
+                    return newer;
+                }
+                if (!ended && listening && System.nanoTime() - lastWordNanos > SILENCE.toNanos()) {
+                    end();
+                }
+                if (ended) {
+                    return null;
+                }
+                if (nanos <= 0) {
+                    return List.of();
+                }
+                nanos = changed.awaitNanos(nanos);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One more client follows it. */
+    void attach() {
+        lock.lock();
+        try {
+            followers++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return how many clients still follow it */
+    int detach() {
+        lock.lock();
+        try {
+            return --followers;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void end() {
+        ended = true;
+        changed.signalAll();
+    }
+
+    private List<RemoteRun.Frame> newerThan(long afterId) {
+        // Ids increase along the list, each once.
+        int found = Collections.binarySearch(frames, new RemoteRun.Frame(afterId, ""), Comparator.comparingLong(RemoteRun.Frame::id));
+        int first = found >= 0 ? found + 1 : -found - 1;
+        return first == frames.size() ? List.of() : List.copyOf(frames.subList(first, frames.size()));
+    }
+}
