@@ -57,7 +57,7 @@ final class FollowedRuns {
         synchronized (this) {
             run = byConversation.get(conversationId);
             if (run == null || run.ended()) {
-                run = new MirroredRun(afterId, ++lastStream);
+                run = new MirroredRun(afterId, ++lastStream, System::nanoTime);
                 byConversation.put(conversationId, run);
                 request = new FollowRequest(conversationId, afterId, inbox, lastStream);
             } else if (!run.covers(afterId)) {

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * A turn that another instance runs, as this instance receives it: the events relayed after the id it asked
@@ -35,12 +36,20 @@ final class MirroredRun {
     private boolean nothingToFollow;
     private boolean ended;
     private boolean listening = true;
-    private long lastWordNanos = System.nanoTime();
+    private final LongSupplier nanoTime;
+    private long lastWordNanos;
     private int followers;
 
-    MirroredRun(long from, long stream) {
+    /**
+     * @param from     the id events are asked after
+     * @param stream   the stream they are asked on
+     * @param nanoTime the time that silence is measured in, as {@link System#nanoTime()}
+     */
+    MirroredRun(long from, long stream, LongSupplier nanoTime) {
         this.from = from;
         this.stream = stream;
+        this.nanoTime = nanoTime;
+        this.lastWordNanos = nanoTime.getAsLong();
     }
 
     long stream() {
@@ -117,7 +126,7 @@ final class MirroredRun {
     private void switchTo(long newStream) {
         stream = newStream;
         assembly = new RelayMessages.Assembly();
-        lastWordNanos = System.nanoTime();
+        lastWordNanos = nanoTime.getAsLong();
     }
 
     /** A message of stream {@code fromStream} (its stream word taken off). */
@@ -127,7 +136,7 @@ final class MirroredRun {
             if (ended || fromStream != stream) {
                 return;
             }
-            lastWordNanos = System.nanoTime();
+            lastWordNanos = nanoTime.getAsLong();
             if (body.startsWith("frame ")) {
                 assembly.add(body).ifPresent(frame -> {
                     if (frame.id() > (frames.isEmpty() ? from : frames.getLast().id())) {
@@ -203,7 +212,7 @@ final class MirroredRun {
                 if (!newer.isEmpty()) {
                     return newer;
                 }
-                if (!ended && listening && System.nanoTime() - lastWordNanos > SILENCE.toNanos()) {
+                if (!ended && listening && nanoTime.getAsLong() - lastWordNanos > SILENCE.toNanos()) {
                     end();
                 }
                 if (ended) {
