@@ -6,9 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -92,6 +91,7 @@ final class FollowedRuns {
     private void ask(FollowRequest request, MirroredRun run) {
         try {
             notifications.publish(channel, request.message());
+            run.asked();
         } catch (StoreException e) {
             run.giveUp();
             throw e;
@@ -129,24 +129,24 @@ final class FollowedRuns {
 
     /** This instance listens (again): every run still followed asks, on a new stream, after the last event it received. */
     void listening() {
-        List<FollowRequest> requests = new ArrayList<>();
+        Map<FollowRequest, MirroredRun> requests = new LinkedHashMap<>();
         synchronized (this) {
             byConversation.forEach((conversationId, run) -> {
                 if (!run.ended()) {
                     byStream.remove(run.stream());
                     long afterId = run.resume(++lastStream);
                     byStream.put(lastStream, run);
-                    requests.add(new FollowRequest(conversationId, afterId, inbox, lastStream));
+                    requests.put(new FollowRequest(conversationId, afterId, inbox, lastStream), run);
                 }
             });
         }
-        for (FollowRequest request : requests) {
+        requests.forEach((request, run) -> {
             try {
-                notifications.publish(channel, request.message());
+                ask(request, run);
             } catch (StoreException e) {
-                // Unanswered, the run ends after its silence and its clients come back.
+                // Its clients come back, and ask again.
                 log.debug("fleet: could not ask again for {}: {}", request.conversationId(), e.getMessage());
             }
-        }
+        });
     }
 }

@@ -16,7 +16,8 @@ import java.util.function.LongSupplier;
  * asked for last; those of an older stream are dropped.
  *
  * <p>It ends with the turn ({@code end}), at once when there was nothing to follow ({@code none}), or when the
- * other instance says nothing for {@link #SILENCE} while this one listens (it died, or lost the database). While
+ * other instance says nothing for {@link #SILENCE} after a request was sent, while this one listens (it died, or lost
+ * the database). While
  * this instance's own listening session is down, silence says nothing of the other one: the run waits, and goes
  * on from its last event once this instance listens again ({@link #resume}).
  */
@@ -32,8 +33,11 @@ final class MirroredRun {
     /** Events after this id were asked for. */
     private long from;
     private long stream;
+    /** The request for the current stream has been sent (its answer is awaited from then on). */
+    private boolean asked;
+    private long askedNanos;
+    /** The other instance answered the current stream with the turn (never when it said there is nothing to follow). */
     private boolean answered;
-    private boolean nothingToFollow;
     private boolean ended;
     private boolean listening = true;
     private final LongSupplier nanoTime;
@@ -126,7 +130,20 @@ final class MirroredRun {
     private void switchTo(long newStream) {
         stream = newStream;
         assembly = new RelayMessages.Assembly();
-        lastWordNanos = nanoTime.getAsLong();
+        asked = false;
+    }
+
+    /** The request for the current stream was sent: its answer is awaited, and silence counted, from now. */
+    void asked() {
+        lock.lock();
+        try {
+            asked = true;
+            askedNanos = nanoTime.getAsLong();
+            lastWordNanos = askedNanos;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** A message of stream {@code fromStream} (its stream word taken off). */
@@ -147,11 +164,7 @@ final class MirroredRun {
             } else {
                 switch (body) {
                     case RelayMessages.HELLO, RelayMessages.PING -> answered = true;
-                    case RelayMessages.NONE -> {
-                        nothingToFollow = !answered;
-                        ended = true;
-                    }
-                    case RelayMessages.END -> ended = true;
+                    case RelayMessages.NONE, RelayMessages.END -> ended = true;
                     default -> {
                         return; // not a word of this protocol
                     }
@@ -164,25 +177,30 @@ final class MirroredRun {
     }
 
     /**
-     * Waits for the other instance's first word after a request.
+     * Waits for the other instance's first word after the request, which may still be on its way out.
      *
      * @return true when it answered with the turn; false when it said there is nothing to follow, or said nothing
-     *         within {@code wait} (then, unless this instance is not listening, the run ends for every client)
+     *         within {@code wait} of the request (then, unless this instance is not listening, the run ends for every
+     *         client)
      */
     boolean awaitAnswer(Duration wait) throws InterruptedException {
         lock.lock();
         try {
-            long nanos = wait.toNanos();
             while (!answered && !ended) {
-                if (nanos <= 0) {
+                if (!asked) {
+                    changed.await(); // until the request is sent, or could not be
+                    continue;
+                }
+                long left = askedNanos + wait.toNanos() - nanoTime.getAsLong();
+                if (left <= 0) {
                     if (listening) {
                         end();
                     }
                     return false;
                 }
-                nanos = changed.awaitNanos(nanos);
+                changed.awaitNanos(left);
             }
-            return !nothingToFollow;
+            return answered;
         } finally {
             lock.unlock();
         }
@@ -212,7 +230,7 @@ final class MirroredRun {
                 if (!newer.isEmpty()) {
                     return newer;
                 }
-                if (!ended && listening && nanoTime.getAsLong() - lastWordNanos > SILENCE.toNanos()) {
+                if (!ended && asked && listening && nanoTime.getAsLong() - lastWordNanos > SILENCE.toNanos()) {
                     end();
                 }
                 if (ended) {

@@ -48,7 +48,8 @@ final class Relays implements AutoCloseable {
 
     /**
      * Relays what {@code request} asks for if the conversation's turn runs (or last ran) here, on a thread of its
-     * own; a relay of the same conversation to the same instance stops (the request replaces it).
+     * own; a relay of the same conversation to the same instance stops (the request replaces it), unless it is for
+     * a newer stream: an instance sends its requests through different sessions, so they may arrive out of order.
      */
     void start(FollowRequest request) {
         Optional<AgentRun> run = localRuns.apply(request.conversationId());
@@ -56,10 +57,9 @@ final class Relays implements AutoCloseable {
             return;
         }
         String key = request.conversationId() + " " + request.inbox();
-        Relay relay = new Relay(request, run.get().events());
-        Relay replaced = relays.put(key, relay);
-        if (replaced != null) {
-            replaced.stopped = true;
+        Relay relay = new Relay(key, request, run.get().events());
+        if (relays.merge(key, relay, (running, asked) -> running.request.stream() > asked.request.stream() ? running : asked) != relay) {
+            return;
         }
         Thread.ofVirtual().name("fleet-relay-" + request.conversationId()).start(() -> {
             try {
@@ -73,16 +73,17 @@ final class Relays implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        relays.values().forEach(relay -> relay.stopped = true);
     }
 
+    /** Relays while it is the relay of its conversation and following instance: a newer request replaces it. */
     private final class Relay {
 
+        private final String key;
         private final FollowRequest request;
         private final RunEventLog events;
-        private volatile boolean stopped;
 
-        Relay(FollowRequest request, RunEventLog events) {
+        Relay(String key, FollowRequest request, RunEventLog events) {
+            this.key = key;
             this.request = request;
             this.events = events;
         }
@@ -97,7 +98,7 @@ final class Relays implements AutoCloseable {
                 send(List.of(RelayMessages.word(request.stream(), RelayMessages.HELLO)));
                 long last = request.afterId();
                 long quietSince = System.nanoTime();
-                while (!stopped && !closed) {
+                while (relays.get(key) == this && !closed) {
                     List<RunEventLog.Frame> frames = events.framesAfter(last, POLL);
                     if (!frames.isEmpty()) {
                         List<String> messages = new ArrayList<>();

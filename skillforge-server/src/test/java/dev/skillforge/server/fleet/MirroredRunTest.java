@@ -85,6 +85,7 @@ class MirroredRunTest {
     @Test
     void silenceEndsTheRunButNotWhileThisInstanceCannotListenAndItGoesOnAfterTheLastEventItGot() throws Exception {
         MirroredRun run = run(0, 1);
+        run.asked();
         run.accept(1, RelayMessages.HELLO);
         frames(run, 1, 1, 2);
 
@@ -92,6 +93,7 @@ class MirroredRunTest {
         nanos.addAndGet(Duration.ofMinutes(1).toNanos());
         assertThat(after(run, 2)).as("this instance's own session is down: the other one may be fine").isEmpty();
         assertThat(run.resume(2)).as("asks again after the last event received").isEqualTo(2);
+        run.asked();
         frames(run, 1, 3); // lost with the old session, and dropped if it arrives late
         frames(run, 2, 3);
         assertThat(after(run, 2)).containsExactly(3L);
@@ -105,12 +107,35 @@ class MirroredRunTest {
     @Test
     void noAnswerInTimeEndsTheRunForEveryClientUnlessThisInstanceCannotListen() throws Exception {
         MirroredRun unanswered = run(0, 1);
+        unanswered.asked();
         assertThat(unanswered.awaitAnswer(Duration.ZERO)).isFalse();
         assertThat(unanswered.ended()).isTrue();
 
         MirroredRun deaf = run(0, 1);
         deaf.listeningLost();
+        deaf.asked();
         assertThat(deaf.awaitAnswer(Duration.ZERO)).isFalse();
         assertThat(deaf.ended()).as("asked again once this instance listens").isFalse();
+    }
+
+    @Test
+    void silenceCountsFromTheRequestNotWhileItWaitsToBeSent() throws Exception {
+        MirroredRun run = run(0, 1);
+        nanos.addAndGet(Duration.ofMinutes(1).toNanos()); // the request waits for a pooled session
+        assertThat(after(run, 0)).isEmpty();
+
+        run.asked();
+        nanos.addAndGet(MirroredRun.SILENCE.toNanos());
+        assertThat(after(run, 0)).isEmpty();
+        nanos.addAndGet(1);
+        assertThat(after(run, 0)).isNull();
+    }
+
+    @Test
+    void whenTheRequestCannotBeSentTheClientsWaitingForTheAnswerAreToldAtOnce() throws Exception {
+        MirroredRun run = run(0, 1);
+        Thread.ofVirtual().start(run::giveUp);
+        assertThat(run.awaitAnswer(Duration.ofMinutes(1))).isFalse();
+        assertThat(run.ended()).isTrue();
     }
 }
