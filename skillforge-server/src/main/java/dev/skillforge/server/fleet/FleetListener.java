@@ -31,9 +31,9 @@ final class FleetListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FleetListener.class);
 
     private static final Duration POLL = Duration.ofMillis(250);
-    static final Duration CHECK = Duration.ofSeconds(5);
-    static final Duration FIRST_PAUSE = Duration.ofMillis(100);
-    static final Duration LONGEST_PAUSE = Duration.ofSeconds(2);
+    private static final Duration CHECK = Duration.ofSeconds(5);
+    private static final Duration FIRST_PAUSE = Duration.ofMillis(100);
+    private static final Duration LONGEST_PAUSE = Duration.ofSeconds(2);
 
     private final Notifications notifications;
     private final List<String> channels;

@@ -91,9 +91,9 @@ final class FollowedRuns {
     private void ask(FollowRequest request, MirroredRun run) {
         try {
             notifications.publish(channel, request.message());
-            run.asked();
+            run.asked(request.stream());
         } catch (StoreException e) {
-            run.giveUp();
+            run.giveUp(request.stream());
             throw e;
         }
     }

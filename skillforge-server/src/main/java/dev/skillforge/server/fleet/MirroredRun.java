@@ -133,10 +133,13 @@ final class MirroredRun {
         asked = false;
     }
 
-    /** The request for the current stream was sent: its answer is awaited, and silence counted, from now. */
-    void asked() {
+    /** The request for {@code sentStream} was sent: if it is still the current one, its answer is awaited, and silence counted, from now. */
+    void asked(long sentStream) {
         lock.lock();
         try {
+            if (sentStream != stream) {
+                return;
+            }
             asked = true;
             askedNanos = nanoTime.getAsLong();
             lastWordNanos = askedNanos;
@@ -206,11 +209,13 @@ final class MirroredRun {
         }
     }
 
-    /** Ends the run for every client: its request could not be sent. */
-    void giveUp() {
+    /** Ends the run for every client: the request for {@code unsentStream}, still the current one, could not be sent. */
+    void giveUp(long unsentStream) {
         lock.lock();
         try {
-            end();
+            if (unsentStream == stream) {
+                end();
+            }
         } finally {
             lock.unlock();
         }
