@@ -20,8 +20,11 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
+import dev.skillforge.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +40,7 @@ import java.util.Optional;
  */
 public final class ConversationRoutes {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ConversationRoutes.class);
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
     /** How long a follower waits for the instance running a turn to answer (it is dead, or holds nothing, otherwise). */
     private static final Duration REMOTE_ANSWER_WAIT = Duration.ofSeconds(2);
@@ -236,7 +240,11 @@ public final class ConversationRoutes {
         if (fleet.isEmpty() || !conversations.runningElsewhere(id)) {
             return false;
         }
-        fleet.get().requestStop(id);
+        try {
+            fleet.get().requestStop(id);
+        } catch (StoreException e) {
+            throw fleetUnavailable(e);
+        }
         return conversations.awaitNotRunningElsewhere(id, REMOTE_STOP_WAIT);
     }
 
@@ -256,7 +264,12 @@ public final class ConversationRoutes {
     private void events(Context ctx) throws Exception {
         Optional<AgentRun> run = conversations.currentOrLastRun(ctx.pathParam("id"));
         if (run.isEmpty() && fleet.isPresent() && conversations.runningElsewhere(ctx.pathParam("id"))) {
-            Optional<RemoteRun> remote = fleet.get().follow(ctx.pathParam("id"), lastEventId(ctx), REMOTE_ANSWER_WAIT);
+            Optional<RemoteRun> remote;
+            try {
+                remote = fleet.get().follow(ctx.pathParam("id"), lastEventId(ctx), REMOTE_ANSWER_WAIT);
+            } catch (StoreException e) {
+                throw fleetUnavailable(e);
+            }
             if (remote.isPresent()) {
                 streams.incrementAndGet();
                 try (RemoteRun elsewhere = remote.get()) {
@@ -283,6 +296,13 @@ public final class ConversationRoutes {
         } finally {
             streams.decrementAndGet();
         }
+    }
+
+    /** The database, through which the instances reach each other, failed: logged with its reason, answered without it. */
+    private static ConversationException fleetUnavailable(StoreException cause) {
+        LOG.warn("fleet: the other instances cannot be reached: {}", cause.getMessage());
+        return new ConversationException(ConversationException.Kind.UNAVAILABLE,
+                "The server instance running this turn cannot be reached right now; try again shortly");
     }
 
     private void export(Context ctx) {
