@@ -109,7 +109,7 @@ public final class WebFetcher implements AutoCloseable {
                 if (hop >= MAX_REDIRECTS) {
                     throw new FetchException(address + " redirects more than " + MAX_REDIRECTS + " times");
                 }
-                uri = check(uri.resolve(response.getHeaders().get(HttpHeader.LOCATION).strip()).toString());
+                uri = check(redirectTarget(uri, response.getHeaders().get(HttpHeader.LOCATION)));
                 continue;
             }
             if (status != 200) {
@@ -187,6 +187,15 @@ public final class WebFetcher implements AutoCloseable {
         return false;
     }
 
+    /** Where a redirect leads: its {@code Location}, relative to the page that sent it. */
+    private static String redirectTarget(URI from, String location) throws FetchException {
+        try {
+            return from.resolve(new URI(location.strip())).toString();
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            throw new FetchException(from + " redirects to '" + StorableText.abbreviate(location, 100) + "', which is not a valid address");
+        }
+    }
+
     /** The address, if web get may fetch it: http(s), no user name, a host on the list (the addresses are checked on connecting). */
     private URI check(String address) throws FetchException {
         URI uri;
@@ -204,6 +213,9 @@ public final class WebFetcher implements AutoCloseable {
         }
         if (uri.getHost() == null || uri.getHost().isEmpty()) {
             throw new FetchException("'" + StorableText.abbreviate(address, 100) + "' names no host");
+        }
+        if (uri.getPort() == 0 || uri.getPort() > 65535) {
+            throw new FetchException("'" + StorableText.abbreviate(address, 100) + "' names port " + uri.getPort() + ", which does not exist");
         }
         String host = hostName(uri);
         if (!settings.allowsHost(host)) {

@@ -47,6 +47,9 @@ class WebFetcherTest {
         redirect("/to-ipv6-loopback", "http://[::1]:" + port + "/page.html");
         redirect("/to-file", "file:///etc/passwd");
         redirect("/loop", "/loop");
+        redirect("/to-unclosed-bracket", "http://[::1");
+        redirect("/to-space", "/a page with spaces");
+        redirect("/to-no-port", "http://127.0.0.1:99999/");
         pages.createContext("/giant", exchange -> {
             exchange.getResponseHeaders().add("Content-Type", "text/html");
             exchange.sendResponseHeaders(200, 0);
@@ -120,11 +123,26 @@ class WebFetcherTest {
         corpus.put("http://[fd00::1]/", "unique local");
         corpus.put("http://[fe80::1]/", "link-local");
         corpus.put("http://224.0.0.1/", "multicast");
+        corpus.put("http://192.0.2.1/", "documentation");
+        corpus.put("http://198.51.100.7/", "documentation");
+        corpus.put("http://203.0.113.9/", "documentation");
+        corpus.put("http://[2001:db8::1]/", "documentation");
+        corpus.put("http://[3fff::1]/", "documentation");
+        corpus.put("http://192.88.99.1/", "reserved");
+        corpus.put("http://[100::1]/", "reserved");
+        corpus.put("http://[2001:2::1]/", "reserved");
+        corpus.put("http://[5f00::1]/", "reserved");
+        corpus.put("http://[64:ff9b:1::808:808]/", "reserved");
+        corpus.put("http://[64:ff9b::a00:1]/", "private address inside an IPv6 address");
+        corpus.put("http://127.0.0.1:0/", "port 0, which does not exist");
         corpus.put(url("/to-other-port"), "loopback");
         corpus.put(url("/to-metadata"), "link-local");
         corpus.put(url("/to-ipv6-loopback"), "loopback");
         corpus.put(url("/to-file"), "http and https pages only");
         corpus.put(url("/loop"), "redirects more than 5 times");
+        corpus.put(url("/to-unclosed-bracket"), "redirects to 'http://[::1', which is not a valid address");
+        corpus.put(url("/to-space"), "redirects to '/a page with spaces', which is not a valid address");
+        corpus.put(url("/to-no-port"), "port 99999, which does not exist");
         corpus.put(url("/giant"), "larger than 2 MiB");
         corpus.put(url("/slow"), "within 2 s");
         corpus.put(url("/image.png"), "image/png, not a page web get reads");
@@ -132,6 +150,14 @@ class WebFetcherTest {
         for (var entry : corpus.entrySet()) {
             assertThatThrownBy(() -> fetcher.fetch(entry.getKey())).as(entry.getKey())
                     .isInstanceOf(WebFetcher.FetchException.class).hasMessageContaining(entry.getValue());
+        }
+    }
+
+    @Test
+    void publicAddressesPassTheGuardWhateverTheirForm() throws Exception {
+        for (String address : List.of("93.184.215.14", "8.8.8.8", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "2a00:1450:4001:80b::200e",
+                "::ffff:8.8.8.8", "64:ff9b::808:808", "192.0.1.1", "192.0.3.1", "198.51.99.1", "203.0.114.1", "2001:db9::1", "2001:200::1")) {
+            assertThat(AddressGuard.refusal(InetAddress.getByName(address))).as(address).isNull();
         }
     }
 
