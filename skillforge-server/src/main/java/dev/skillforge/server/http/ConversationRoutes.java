@@ -3,6 +3,7 @@ package dev.skillforge.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationChanges;
 import dev.skillforge.server.conversation.ConversationException;
@@ -13,6 +14,7 @@ import dev.skillforge.server.fleet.Fleet;
 import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.Upload;
 import dev.skillforge.server.document.UploadsJson;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.exec.WorkspaceQuota;
@@ -209,15 +211,28 @@ public final class ConversationRoutes {
         String type = ctx.header("Content-Type");
         if (type != null && ContentTypeCheck.mediaType(type).equals("multipart/form-data")) {
             MultipartMessage form = MultipartMessage.parse(type, RequestBodies.readLimited(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES));
-            streamTurn(ctx, id, form.content(), Documents.read(form.attachments()));
+            streamTurn(ctx, id, form.content(), readDocuments(ctx, List.of(form.attachments())).getFirst());
             return;
         }
         JsonNode body = RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES);
-        List<AttachedDocument> documents = Documents.read(UploadsJson.fromJson(body.get("attachments"), "attachments"));
+        List<AttachedDocument> documents = readDocuments(ctx, List.of(UploadsJson.fromJson(body.get("attachments"), "attachments"))).getFirst();
         if (!body.has("content") && documents.isEmpty()) {
             throw ApiException.badRequest("invalid_request", "'content' is missing: send {\"content\":\"…\"}");
         }
         streamTurn(ctx, id, body.has("content") ? stringField(body, "content") : "", documents);
+    }
+
+    /**
+     * The files of each message, read once the request's body is: their reading stops if the client goes away
+     * meanwhile ({@link ClientWatch}).
+     */
+    static List<List<AttachedDocument>> readDocuments(Context ctx, List<List<Upload>> messages) {
+        if (messages.stream().allMatch(List::isEmpty)) {
+            return Documents.readMessages(messages, new Cancellation()); // nothing to read: nothing to watch for
+        }
+        try (ClientWatch watch = ClientWatch.start(ctx)) {
+            return Documents.readMessages(messages, watch.gone());
+        }
     }
 
     /** Starts a turn and follows it; the turn goes on if the client leaves. */

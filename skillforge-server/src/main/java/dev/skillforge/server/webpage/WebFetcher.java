@@ -1,9 +1,11 @@
 package dev.skillforge.server.webpage;
 
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.config.WebSettings;
 import dev.skillforge.server.document.DocumentException;
-import dev.skillforge.server.document.HtmlMarkdown;
+import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.HtmlPage;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
@@ -11,8 +13,6 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.SocketAddressResolver;
-import org.jsoup.Jsoup;
-import org.jsoup.nodes.Document;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,7 +82,12 @@ public final class WebFetcher implements AutoCloseable {
         }
     }
 
-    public Page fetch(String address) throws FetchException {
+    /**
+     * The page at {@code address}, as readable text within the limits of an attached HTML file.
+     *
+     * @param cancellation stops the reading of the page's text when the turn is stopped
+     */
+    public Page fetch(String address, Cancellation cancellation) throws FetchException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         URI uri = check(address);
         for (int hop = 0; ; hop++) {
@@ -125,11 +130,11 @@ public final class WebFetcher implements AutoCloseable {
                         + ", not a page web get reads (HTML or text)");
             }
             byte[] body = readLimited(listener.getInputStream(), request, uri, deadline);
-            return page(uri, type, html, body);
+            return page(uri, type, html, body, cancellation);
         }
     }
 
-    private static Page page(URI uri, String contentType, boolean html, byte[] body) throws FetchException {
+    private static Page page(URI uri, String contentType, boolean html, byte[] body, Cancellation cancellation) throws FetchException {
         if (!html) {
             String text = StorableText.clean(new String(body, charset(contentType)));
             if (text.length() > MAX_TEXT_CHARS) {
@@ -137,12 +142,11 @@ public final class WebFetcher implements AutoCloseable {
             }
             return new Page(uri.toString(), "", text.strip());
         }
-        Document document = Jsoup.parse(new String(body, charset(contentType)), uri.toString());
         try {
-            return new Page(uri.toString(), StorableText.clean(document.title().strip()),
-                    StorableText.clean(HtmlMarkdown.of(document, uri.toString(), MAX_TEXT_CHARS)));
-        } catch (DocumentException tooLong) {
-            throw new FetchException(tooLong.getMessage());
+            HtmlPage page = Documents.readPage(new String(body, charset(contentType)), uri.toString(), MAX_TEXT_CHARS, cancellation);
+            return new Page(uri.toString(), StorableText.clean(page.title()), StorableText.clean(page.markdown()));
+        } catch (DocumentException refused) {
+            throw new FetchException(refused.getMessage());
         }
     }
 
