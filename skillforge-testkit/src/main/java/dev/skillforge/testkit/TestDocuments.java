@@ -151,6 +151,31 @@ public final class TestDocuments {
         return pdf.onePage(content, "<< >>");
     }
 
+    /**
+     * A PDF whose page's resources are a dictionary of {@code names} distinct names, compressed in an object stream: a
+     * reader keeps each name as an object (PDFBox, for the life of the JVM). It has no cross-reference table; readers
+     * rebuild it, as they do for many damaged files.
+     */
+    public static byte[] manyNamesPdf(int names) {
+        StringBuilder resources = new StringBuilder("<< /Font << /F1 7 0 R >>");
+        for (int i = 0; i < names; i++) {
+            resources.append(" /n").append(i).append(" 1");
+        }
+        String objects = "5 0 " + resources + " >>";
+        byte[] compressed = encoded(new ByteArrayInputStream(objects.getBytes(StandardCharsets.US_ASCII)), "FlateDecode");
+        ByteArrayOutputStream pdf = new ByteArrayOutputStream();
+        pdf.writeBytes(("%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
+                + "2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n"
+                + "3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 5 0 R /Contents 6 0 R >>\nendobj\n"
+                + "7 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>\nendobj\n"
+                + "6 0 obj\n<< /Length 36 >>\nstream\nBT /F1 12 Tf 72 700 Td (Hello) Tj ET\nendstream\nendobj\n"
+                + "4 0 obj\n<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length " + compressed.length + " >>\nstream\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        pdf.writeBytes(compressed);
+        pdf.writeBytes("\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n".getBytes(StandardCharsets.US_ASCII));
+        return pdf.toByteArray();
+    }
+
     /** An HTML page of {@code times} nested {@code <tag>} elements, none closed, each holding a word and a line break. */
     public static byte[] nestedHtml(String tag, int times) {
         return ("<html><body>" + ("<" + tag + ">word<br>\n").repeat(times) + "</body></html>").getBytes(StandardCharsets.UTF_8);

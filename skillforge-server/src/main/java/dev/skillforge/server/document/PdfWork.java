@@ -110,7 +110,7 @@ final class PdfWork {
         if (isStructure) {
             structure += n;
             if (structure > DocumentLimits.MAX_PDF_STRUCTURE_BYTES) {
-                throw refuse(DocumentException.tooLarge(what + "'s object streams decode to more than "
+                throw refuse(DocumentException.tooLarge("The object streams of " + what + " decode to more than "
                         + mib(DocumentLimits.MAX_PDF_STRUCTURE_BYTES) + " MiB: refused as a bomb of objects"));
             }
         }

@@ -114,6 +114,9 @@ class DocumentsTest {
                 DocumentException.Kind.TOO_LARGE, "draws more than 100000 characters on page 1");
         assertRefused(new Upload("operands.pdf", "application/pdf", TestDocuments.operandFloodPdf(2_000_000)),
                 DocumentException.Kind.TOO_LARGE, "more than 1 MiB of operands without an operator");
+        assertRefused(new Upload("names.pdf", "application/pdf", TestDocuments.manyNamesPdf(500_000)),
+                DocumentException.Kind.TOO_LARGE, "The object streams of 'names.pdf' decode to more than 4 MiB");
+        assertThat(text("few-names.pdf", "application/pdf", TestDocuments.manyNamesPdf(1_000))).isEqualTo("Hello");
     }
 
     @Test
