@@ -145,7 +145,7 @@ public final class TestDocuments {
      * one of them as an object until an operator comes.
      */
     public static byte[] operandFloodPdf(int count) {
-        InputStream numbers = new ByteArrayInputStream("1.5 ".repeat(count).getBytes(StandardCharsets.US_ASCII));
+        InputStream numbers = new Repeated("1.5 ".getBytes(StandardCharsets.US_ASCII), count);
         HandMadePdf pdf = new HandMadePdf();
         int content = pdf.stream("/Filter /FlateDecode", encoded(numbers, "FlateDecode"), "\n");
         return pdf.onePage(content, "<< >>");
@@ -189,13 +189,17 @@ public final class TestDocuments {
     private static byte[] encodedZeros(int mib, String... filters) {
         int last = filters.length - 1;
         if (!filters[last].equals("FlateDecode")) {
-            return encoded(new Zeros((long) mib * MIB), filters);
+            return encoded(zeros(mib), filters);
         }
-        byte[] deflated = DEFLATED_ZEROS.computeIfAbsent(mib, size -> encoded(new Zeros((long) size * MIB), "FlateDecode"));
+        byte[] deflated = DEFLATED_ZEROS.computeIfAbsent(mib, size -> encoded(zeros(size), "FlateDecode"));
         return last == 0 ? deflated : encoded(new ByteArrayInputStream(deflated), Arrays.copyOf(filters, last));
     }
 
     private static final Map<Integer, byte[]> DEFLATED_ZEROS = new ConcurrentHashMap<>();
+
+    private static InputStream zeros(int mib) {
+        return new Repeated(new byte[1], (long) mib * MIB);
+    }
 
     /** {@code raw} encoded so that decoding it with {@code filters}, in order, gives it back. */
     private static byte[] encoded(InputStream raw, String... filters) {
@@ -220,27 +224,36 @@ public final class TestDocuments {
         }
     }
 
-    /** {@code length} zero bytes, made as they are read. */
-    private static final class Zeros extends InputStream {
-        private long left;
+    /** {@code times} copies of {@code unit}, made as they are read. */
+    private static final class Repeated extends InputStream {
+        private final byte[] unit;
+        private final long length;
+        private long at;
 
-        Zeros(long length) {
-            this.left = length;
+        Repeated(byte[] unit, long times) {
+            this.unit = unit;
+            this.length = unit.length * times;
         }
 
         @Override
         public int read() {
-            return left-- > 0 ? 0 : -1;
+            return at < length ? unit[(int) (at++ % unit.length)] : -1;
         }
 
         @Override
         public int read(byte[] buffer, int offset, int length) {
-            if (left <= 0) {
+            if (at >= this.length) {
                 return -1;
             }
-            int n = (int) Math.min(length, left);
-            java.util.Arrays.fill(buffer, offset, offset + n, (byte) 0);
-            left -= n;
+            int n = (int) Math.min(length, this.length - at);
+            if (unit.length == 1) {
+                Arrays.fill(buffer, offset, offset + n, unit[0]);
+                at += n;
+                return n;
+            }
+            for (int i = 0; i < n; i++) {
+                buffer[offset + i] = unit[(int) (at++ % unit.length)];
+            }
             return n;
         }
     }
