@@ -47,10 +47,6 @@ final class PdfWork {
         this.deadline = deadline;
     }
 
-    String what() {
-        return what;
-    }
-
     /** @throws DocumentException the limit already passed, or the deadline's */
     void check() {
         if (refusal != null) {
@@ -140,7 +136,7 @@ final class PdfWork {
         operators++;
         if (operators > DocumentLimits.MAX_PDF_OPERATORS) {
             throw refuse(DocumentException.tooLarge(what + " takes more than " + DocumentLimits.MAX_PDF_OPERATORS
-                    + " drawing operations to read (forms drawn within forms?): it is refused as too complex"));
+                    + " drawing operations to read: it is refused as too complex"));
         }
         if (operators % FORGET_NAMES_EVERY_OPERATORS == 0) {
             forgetNames();

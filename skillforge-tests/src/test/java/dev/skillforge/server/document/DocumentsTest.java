@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -117,6 +118,19 @@ class DocumentsTest {
         assertRefused(new Upload("names.pdf", "application/pdf", TestDocuments.manyNamesPdf(500_000)),
                 DocumentException.Kind.TOO_LARGE, "The object streams of 'names.pdf' decode to more than 4 MiB");
         assertThat(text("few-names.pdf", "application/pdf", TestDocuments.manyNamesPdf(1_000))).isEqualTo("Hello");
+    }
+
+    @Test
+    void aPdfLimitOncePassedStaysPassedThoughPdfboxCatchesTheRefusal() {
+        PdfWork work = new PdfWork("'busy.pdf'", new Deadline(InstantSource.system(), Duration.ofMinutes(1)));
+        for (long i = 0; i < DocumentLimits.MAX_PDF_OPERATORS; i++) {
+            work.operator();
+        }
+
+        assertThatThrownBy(work::operator).hasMessage("'busy.pdf' takes more than 5000000 drawing operations to read: it is refused as too complex");
+        assertThatThrownBy(work::check).as("every later check").hasMessageContaining("5000000 drawing operations");
+        assertThatThrownBy(work::page).hasMessageContaining("5000000 drawing operations");
+        assertThat(work.refusal()).isNotNull();
     }
 
     @Test
