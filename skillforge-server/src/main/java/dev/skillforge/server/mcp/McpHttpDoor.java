@@ -14,7 +14,8 @@ import java.util.EnumSet;
  * MCP's Streamable HTTP transport at {@value #PATH} of the HTTP server: the SDK's servlet
  * ({@link HttpServletStreamableServerTransportProvider}, an async servlet built for Servlet 6.1)
  * added to the servlet context of Javalin's Jetty 12 (ee10, Servlet 6.0) beside Javalin's own
- * servlet, behind {@link McpDoorFilter}: the API's token, host and origin rules and its body limit.
+ * servlet, behind {@link McpDoorFilter}: the API's token, host and origin rules and its body limit, messages checked
+ * before the SDK reads them, and at most {@value McpSessions#MAX_SESSIONS} sessions, closed once idle ({@link McpSessions}).
  * Javalin's routes never see these requests, so its before-handlers do not apply to them.
  */
 public final class McpHttpDoor {
@@ -33,14 +34,15 @@ public final class McpHttpDoor {
     public static void mount(JavalinConfig config, SkillForgeMcp mcp, HttpSecurity security) {
         ReactorThreads.daemonSingles(); // before the transport makes its session sweeper
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
-                .jsonMapper(mcp.json()).mcpEndpoint(PATH).maxRequestSize(MAX_BODY_BYTES)
+                .jsonMapper(mcp.json()).mcpEndpoint(PATH).maxRequestSize(MAX_BODY_BYTES).sessionSweepInterval(McpSessions.SWEEP)
                 .contextExtractor(request -> RequestIds.context(request.getAttribute(RequestIds.KEY))).build();
-        transport.setSessionFactory(mcp.streamableSessions(transport.protocolVersions()));
+        McpSessions sessions = new McpSessions(McpSessions.MAX_SESSIONS);
+        transport.setSessionFactory(mcp.streamableSessions(transport.protocolVersions(), sessions));
         config.jetty.modifyServletContextHandler(context -> {
             ServletHolder servlet = new ServletHolder("mcp", transport);
             servlet.setAsyncSupported(true);
             context.addServlet(servlet, PATH);
-            FilterHolder door = new FilterHolder(new McpDoorFilter(security, MAX_BODY_BYTES));
+            FilterHolder door = new FilterHolder(new McpDoorFilter(security, MAX_BODY_BYTES, mcp.json(), sessions));
             door.setAsyncSupported(true);
             context.addFilter(door, PATH, EnumSet.of(DispatcherType.REQUEST));
         });

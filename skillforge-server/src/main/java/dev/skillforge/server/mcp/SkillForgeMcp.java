@@ -82,7 +82,7 @@ public final class SkillForgeMcp implements AutoCloseable {
                 Mono.fromCallable(resources::list).subscribeOn(work);
         McpRequestHandler<McpSchema.ReadResourceResult> readResource = (exchange, params) ->
                 Mono.fromCallable(() -> resources.read(uriOf(params))).subscribeOn(work);
-        this.requestHandlers = Map.<String, McpRequestHandler<?>>of(
+        this.requestHandlers = ProtocolErrors.guarded(Map.<String, McpRequestHandler<?>>of(
                 McpSchema.METHOD_PING, (exchange, params) -> Mono.just(Map.of()),
                 McpSchema.METHOD_TOOLS_LIST, (exchange, params) -> Mono.just(McpSchema.ListToolsResult.builder(definitions).build()),
                 McpSchema.METHOD_TOOLS_CALL, callTool,
@@ -90,7 +90,7 @@ public final class SkillForgeMcp implements AutoCloseable {
                 McpSchema.METHOD_RESOURCES_READ, readResource,
                 McpSchema.METHOD_RESOURCES_TEMPLATES_LIST, (exchange, params) -> Mono.just(resources.templates()),
                 // SkillForge sends no log messages over MCP; the level is accepted as the logging capability requires.
-                McpSchema.METHOD_LOGGING_SET_LEVEL, (exchange, params) -> Mono.just(Map.of()));
+                McpSchema.METHOD_LOGGING_SET_LEVEL, (exchange, params) -> Mono.just(Map.of())));
         McpNotificationHandler ignore = (exchange, params) -> Mono.empty();
         this.notificationHandlers = Map.of(
                 McpSchema.METHOD_NOTIFICATION_INITIALIZED, ignore,
@@ -103,12 +103,15 @@ public final class SkillForgeMcp implements AutoCloseable {
         return json;
     }
 
-    /** Sessions of the Streamable HTTP transport, negotiating one of {@code protocolVersions} (oldest first). */
-    public McpStreamableServerSession.Factory streamableSessions(List<String> protocolVersions) {
-        return init -> new McpStreamableServerSession.McpStreamableServerSessionInit(
-                new McpStreamableServerSession(UUID.randomUUID().toString(), init.capabilities(), init.clientInfo(), REQUEST_TIMEOUT,
-                        requestHandlers, notificationHandlers),
-                Mono.fromSupplier(() -> initialized(init, protocolVersions)));
+    /** Sessions of the Streamable HTTP transport, negotiating one of {@code protocolVersions} (oldest first), counted in {@code open}. */
+    McpStreamableServerSession.Factory streamableSessions(List<String> protocolVersions, McpSessions open) {
+        return init -> {
+            String id = UUID.randomUUID().toString();
+            return new McpStreamableServerSession.McpStreamableServerSessionInit(
+                    new McpStreamableServerSession(id, init.capabilities(), init.clientInfo(), REQUEST_TIMEOUT, requestHandlers,
+                            notificationHandlers, open.opened(id)),
+                    Mono.fromSupplier(() -> initialized(init, protocolVersions)));
+        };
     }
 
     /** The session of the stdio transport, negotiating one of {@code protocolVersions} (oldest first). */

@@ -63,6 +63,9 @@ public final class GenAi {
     public static final String CONTEXT_CUT_EVENT = "skillforge.context.cut";
     public static final AttributeKey<Long> KEPT_FROM = AttributeKey.longKey("skillforge.context.kept_from");
 
+    /** A command's tool name when content is off: the one tool there is, not the command's first word. */
+    public static final String SHELL_TOOL = "shell";
+
     /** The tool type of a command: run by SkillForge itself, on the model's behalf. */
     public static final String TOOL_TYPE_EXTENSION = "extension";
 
