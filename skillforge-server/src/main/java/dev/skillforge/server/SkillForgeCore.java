@@ -5,6 +5,10 @@ import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.error.ConfigurationException;
+import dev.skillforge.server.access.Spending;
+import dev.skillforge.server.access.Team;
+import dev.skillforge.server.access.TeamSettings;
+import dev.skillforge.server.conversation.ConversationModels;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.conversation.InstanceIdentity;
@@ -14,7 +18,7 @@ import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.server.exec.Sandbox;
 import dev.skillforge.server.exec.SandboxUser;
 import dev.skillforge.server.exec.Workspaces;
-import dev.skillforge.server.run.StatelessAgent;
+import dev.skillforge.server.conversation.StatelessAgent;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.skill.SkillCommands;
@@ -23,6 +27,7 @@ import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.webpage.WebCommands;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.JdbcPeopleStore;
 import dev.skillforge.server.store.StoreWriter;
 import dev.skillforge.server.trace.Tracing;
 
@@ -31,6 +36,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 
 /**
@@ -54,11 +61,13 @@ public final class SkillForgeCore implements AutoCloseable {
     private final InstanceIdentity identity;
     private final ProviderModels models;
     private final Tracing tracing;
+    private final Optional<Team> team;
+    private final Spending spending;
 
     private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
                            StoreWriter writer, InstanceIdentity identity, SkillStore skills, Workspaces workspaces,
                            CommandRouter commands, CommandStats commandStats, ServerMetrics metrics, ProviderModels models,
-                           Tracing tracing, ConversationService conversations) {
+                           Tracing tracing, ConversationService conversations, Optional<Team> team, Spending spending) {
         this.providers = providers;
         this.database = database;
         this.store = store;
@@ -69,9 +78,12 @@ public final class SkillForgeCore implements AutoCloseable {
         this.commandStats = commandStats;
         this.metrics = metrics;
         this.models = models;
-        this.stateless = new StatelessAgent(models.statelessLoop(), commands::in);
+        this.stateless = new StatelessAgent(models.statelessLoop(), commands::in, spending,
+                models.prices(new ConversationModels.Choice(providers.defaultName(), providers.defaultProvider().modelName())));
         this.tracing = tracing;
         this.conversations = conversations;
+        this.team = team;
+        this.spending = spending;
         opened.keep();
     }
 
@@ -94,6 +106,7 @@ public final class SkillForgeCore implements AutoCloseable {
         private ConversationTimings timings = ConversationTimings.DEFAULTS;
         private InstantSource clock = InstantSource.system();
         private Tracing tracing = Tracing.off();
+        private Optional<TeamSettings> team = Optional.empty();
 
         private Builder(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
@@ -147,6 +160,16 @@ public final class SkillForgeCore implements AutoCloseable {
             return this;
         }
 
+        /** The team's issuer, clients and admins ({@code FORGE_OIDC_ISSUER}…); empty by default: one person, no sign-in. */
+        public Builder team(Optional<TeamSettings> settings) {
+            this.team = Objects.requireNonNull(settings);
+            return this;
+        }
+
+        Optional<TeamSettings> team() {
+            return team;
+        }
+
         SecuritySettings security() {
             return security;
         }
@@ -195,13 +218,17 @@ public final class SkillForgeCore implements AutoCloseable {
                 CommandRouter commands = new CommandRouter(new SkillCommands(skills), web,
                         new ProcessRunner(security.commands(), sandbox, security.limits(), commandStats), workspaces, commandStats);
                 ProviderModels models = new ProviderModels(providers, turnLimits, metrics, PrefixGuard.strictByProperty(), tracing);
+                JdbcPeopleStore people = new JdbcPeopleStore(database.database());
+                Optional<Team> teamOfPeople = team.map(settings -> new Team(settings, people, clock));
+                Spending spending = teamOfPeople.map(Team::spending)
+                        .orElseGet(() -> new Spending(people, clock, person -> OptionalLong.empty())); // one person: counted, no limit
                 ConversationService conversations = opened.add(new ConversationService(store, writer,
                         SystemPrompt.of(security.web().enabled()), models, new ConversationWorkspaces(commands, workspaces),
-                        identity.id(), timings, clock));
+                        spending, identity.id(), timings, clock));
                 conversations.recover();
                 conversations.startMaintenance();
                 return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, workspaces, commands,
-                        commandStats, metrics, models, tracing, conversations);
+                        commandStats, metrics, models, tracing, conversations, teamOfPeople, spending);
             } catch (IOException | RuntimeException e) {
                 opened.closeAll(e);
                 throw e;
@@ -264,6 +291,16 @@ public final class SkillForgeCore implements AutoCloseable {
     /** Where turns' traces go. */
     public Tracing tracing() {
         return tracing;
+    }
+
+    /** The people of a team server; empty on a server of one person. */
+    public Optional<Team> team() {
+        return team;
+    }
+
+    /** What each person spent this month, and their budgets. */
+    public Spending spending() {
+        return spending;
     }
 
     /** Stops running turns (recorded as cancelled), flushes every write, then closes the store and the providers. */

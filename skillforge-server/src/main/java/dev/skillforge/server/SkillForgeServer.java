@@ -1,7 +1,9 @@
 package dev.skillforge.server;
 
 import dev.skillforge.core.agent.TurnLimits;
+import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.config.SecuritySettings;
+import dev.skillforge.server.http.PeopleRoutes;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.error.ConfigurationException;
@@ -130,6 +132,12 @@ public final class SkillForgeServer implements AutoCloseable {
             return this;
         }
 
+        /** @see SkillForgeCore.Builder#team */
+        public Builder team(Optional<TeamSettings> settings) {
+            core.team(settings);
+            return this;
+        }
+
         /** @see SkillForgeCore.Builder#tracing */
         public Builder tracing(Tracing traces) {
             core.tracing(traces);
@@ -152,7 +160,7 @@ public final class SkillForgeServer implements AutoCloseable {
         public SkillForgeServer start() throws IOException {
             SecuritySettings security = core.security();
             try {
-                security.checkBinding(host); // before anything starts
+                security.checkBinding(host, core.team().isPresent()); // before anything starts
             } catch (RuntimeException e) {
                 core.abandon(e);
                 throw e;
@@ -180,7 +188,8 @@ public final class SkillForgeServer implements AutoCloseable {
             ProviderRegistry providers = started.providers();
             ConfiguredProvider provider = providers.defaultProvider();
             ServerMetrics metrics = started.metrics();
-            HttpSecurity httpSecurity = new HttpSecurity(security);
+            HttpSecurity httpSecurity = new HttpSecurity(security, started.team());
+            PeopleRoutes people = new PeopleRoutes(started.team(), started.spending());
             return ApiServer.start(host, port, started.stateless(), SystemPrompt.of(security.web().enabled()),
                     new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
                     conversationRoutes, new SkillRoutes(started.skills()),
@@ -190,6 +199,7 @@ public final class SkillForgeServer implements AutoCloseable {
                         started.commandStats().snapshot().forEach(counts::put);
                         return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
                     }, config -> {
+                        people.register(config);
                         McpHttpDoor.mount(config, mcp, httpSecurity);
                         started.tracing().mount(config);
                     });

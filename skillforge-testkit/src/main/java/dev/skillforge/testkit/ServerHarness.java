@@ -1,6 +1,7 @@
 package dev.skillforge.testkit;
 
 import dev.skillforge.server.SkillForgeServer;
+import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.config.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
@@ -28,6 +29,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -148,15 +150,34 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
                 JdbcConversationStore.open(null, null, null, dataDir));
     }
 
+    /**
+     * A team server: people sign in at {@code team}'s issuer. It listens on the port of {@code team}'s public URL
+     * (choose a free one: {@link ServerProcess#freePort()}), on {@code store} (PostgreSQL, for instances that share
+     * it) or, when {@code null}, on the SQLite file.
+     */
+    public ServerHarness(Path dataDir, SimResponder responder, JdbcConversationStore store, SecuritySettings security, TeamSettings team,
+                         List<SimProvider> providers) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
+                Tracing.off(), store == null ? JdbcConversationStore.open(null, null, null, dataDir) : store, Optional.of(team));
+    }
+
     private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                           UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
                           TurnLimits turnLimits, Tracing tracing, JdbcConversationStore store) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, providers, turnLimits, tracing, store, Optional.empty());
+    }
+
+    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
+                          TurnLimits turnLimits, Tracing tracing, JdbcConversationStore store, Optional<TeamSettings> team)
+            throws IOException {
         sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
                 providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
         SandboxFolders.passable(dataDir);
         server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
+                .address("127.0.0.1", team.map(settings -> settings.publicUrl().getPort()).orElse(0)).team(team)
                 .database(store).wrapStore(wrapStore).security(security).tracing(tracing).start();
         skills = server.skills();
         database = server.database();

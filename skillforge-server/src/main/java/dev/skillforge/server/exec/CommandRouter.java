@@ -29,17 +29,18 @@ public final class CommandRouter {
     }
 
     /**
-     * The runner of the turns whose programs run in the workspace of {@code key} (a conversation's id, or a
-     * stateless conversation's key); the folder is made when the first program runs.
+     * The runner of {@code owner}'s turns whose programs run in the workspace of {@code key} (a conversation's id, or
+     * a stateless conversation's key); the folder is made when the first program runs.
      *
-     * @throws IllegalArgumentException when {@code key} is not an id
+     * @throws IllegalArgumentException when {@code owner} or {@code key} is not an id
      */
-    public CommandRunner in(String key) {
-        workspaces.checkKey(key); // now, not at the first program
-        return (command, cancellation) -> run(command, key, cancellation);
+    public CommandRunner in(String owner, String key) {
+        workspaces.checkKey(owner); // now, not at the first program
+        workspaces.checkKey(key);
+        return (command, cancellation) -> run(command, owner, key, cancellation);
     }
 
-    private CommandResult run(ShellCommand command, String key, Cancellation cancellation) {
+    private CommandResult run(ShellCommand command, String owner, String key, Cancellation cancellation) {
         if (isSkillCommand(command)) {
             stats.count(CommandStats.Outcome.SKILL);
             return skills.run(command, cancellation);
@@ -48,7 +49,7 @@ public final class CommandRouter {
             stats.count(CommandStats.Outcome.SKILL);
             return web.run(command, cancellation);
         }
-        return processes.run(command, workspaces.open(key), cancellation);
+        return processes.run(command, workspaces.open(owner, key), cancellation);
     }
 
     private static boolean isSkillCommand(ShellCommand command) {

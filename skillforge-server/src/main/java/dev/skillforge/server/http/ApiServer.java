@@ -11,7 +11,7 @@ import dev.skillforge.server.document.DocumentException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.run.AgentRun;
-import dev.skillforge.server.run.StatelessAgent;
+import dev.skillforge.server.conversation.StatelessAgent;
 import dev.skillforge.server.run.RunEventLog;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -209,11 +209,15 @@ public final class ApiServer implements AutoCloseable {
         if (!conversations.ready()) {
             throw new ApiException(503, "server_stopping", "This server instance is stopping; send the request again");
         }
+        String person = Callers.of(ctx).personId();
+        stateless.budgets().requireRoom(person);
         SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
         String key = StatelessAgent.key(request.messages().getFirst().content());
-        AgentRun run = AgentRun.start(stateless.loop(), new Transcript(request.messages()), systemPrompt, key, stateless.commands().apply(key),
-                new RunEventLog(ids::incrementAndGet), observability.statelessRunObserver().apply(request.newMessage()), last -> { });
+        AgentRun run = AgentRun.start(stateless.loop(), new Transcript(request.messages()), systemPrompt, key,
+                stateless.commands().apply(person, key), new RunEventLog(ids::incrementAndGet),
+                stateless.budgets().counting(person, stateless.prices(), observability.statelessRunObserver().apply(request.newMessage())),
+                last -> { });
         boolean followedToTheEnd = false;
         try {
             followedToTheEnd = out.follow(run.events(), 0);

@@ -10,6 +10,7 @@ import dev.skillforge.server.document.DocumentException;
 import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.document.UploadsJson;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
@@ -116,8 +117,9 @@ final class ChatTool implements McpTool {
         try {
             AgentRun run;
             try {
-                conversation = continuationId == null ? conversations.create(null, provider, null) : continued(continuationId, provider);
-                run = conversations.startTurn(conversation.id(), prompt, documents);
+                conversation = continuationId == null ? conversations.create(call.caller(), null, provider, null)
+                        : continued(call.caller(), continuationId, provider);
+                run = conversations.startTurn(call.caller(), conversation.id(), prompt, documents);
             } catch (ConversationException e) {
                 throw new ToolError(explain(e, continuationId));
             }
@@ -150,8 +152,8 @@ final class ChatTool implements McpTool {
     }
 
     /** The conversation {@code id}, which must not be asked to change provider. */
-    private ConversationRecord continued(String id, String provider) {
-        ConversationRecord conversation = conversations.record(id);
+    private ConversationRecord continued(Caller caller, String id, String provider) {
+        ConversationRecord conversation = conversations.record(caller, id);
         if (provider != null && !provider.equals(conversation.provider())) {
             throw new ToolError("Conversation " + id + " runs on provider " + conversation.provider() + " (model " + conversation.model()
                     + ") for its whole life, so that the provider's prompt cache keeps working; to talk to " + abbreviate(provider)
@@ -198,7 +200,7 @@ final class ChatTool implements McpTool {
         return switch (e.kind()) {
             case NOT_FOUND -> e.getMessage() + ": continuation_id must be one that chat returned; leave it out to start a new conversation";
             case BUSY -> e.getMessage() + " (continuation_id " + continuationId + "). Call chat again when that turn has ended.";
-            case INVALID, TOO_LARGE, UNAVAILABLE, PROVIDER_GONE, STOPPING -> e.getMessage();
+            case INVALID, TOO_LARGE, UNAVAILABLE, PROVIDER_GONE, STOPPING, BUDGET_SPENT -> e.getMessage();
         };
     }
 

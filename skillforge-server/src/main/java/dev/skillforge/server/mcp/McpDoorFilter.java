@@ -22,7 +22,8 @@ import java.util.Locale;
 
 /**
  * The locked door of {@code /mcp}, before the SDK's servlet sees a request: the API's rules
- * ({@link HttpSecurity#refusal}: the bearer token, or a loopback {@code Host} on a server without one;
+ * ({@link HttpSecurity#mcpAccess}: a credential, or a loopback {@code Host} on a server without one; its caller is
+ * noted for the tools ({@link McpCallers});
  * no {@code Origin} of another site, on any method, as the MCP specification requires against DNS
  * rebinding), a body declared as JSON, and the body limit. The body is read here (at most the limit), checked as a
  * JSON-RPC message ({@link IncomingMessage}: what the SDK could not read is answered here, with status 400, as a JSON-RPC
@@ -49,10 +50,12 @@ final class McpDoorFilter extends HttpFilter {
         response.setHeader("X-Content-Type-Options", "nosniff");
         response.setHeader("Cache-Control", "no-store");
         try {
-            ApiException refusal = security.refusal(request);
-            if (refusal != null) {
-                throw refusal;
+            HttpSecurity.McpAccess access = security.mcpAccess(request);
+            if (access.refusal() != null) {
+                refuse(response, access.refusal(), access.challenge());
+                return;
             }
+            request.setAttribute(McpCallers.KEY, access.caller());
             if (!hasBody(request)) {
                 chain.doFilter(request, response);
                 return;
@@ -69,7 +72,7 @@ final class McpDoorFilter extends HttpFilter {
             request.setAttribute(RequestIds.KEY, message.method() == null ? null : message.id());
             chain.doFilter(new ReadBody(request, message.body()), response);
         } catch (ApiException refusal) {
-            refuse(response, refusal);
+            refuse(response, refusal, null);
         } catch (MessageRefusal refusal) {
             answer(response, 400, refusal.response());
         }
@@ -86,9 +89,9 @@ final class McpDoorFilter extends HttpFilter {
         }
     }
 
-    private static void refuse(HttpServletResponse response, ApiException refusal) throws IOException {
-        if (refusal.status() == 401) {
-            response.setHeader("WWW-Authenticate", "Bearer realm=\"skillforge\"");
+    private static void refuse(HttpServletResponse response, ApiException refusal, String challenge) throws IOException {
+        if (challenge != null) {
+            response.setHeader("WWW-Authenticate", challenge);
         }
         var body = Json.object();
         body.putObject("error").put("code", refusal.code()).put("message", refusal.getMessage());

@@ -2,6 +2,7 @@ package dev.skillforge.server.mcp;
 
 import dev.skillforge.server.http.RequestBodies;
 import dev.skillforge.server.http.HttpSecurity;
+import dev.skillforge.server.people.Caller;
 import io.javalin.config.JavalinConfig;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import jakarta.servlet.DispatcherType;
@@ -35,7 +36,8 @@ public final class McpHttpDoor {
         ReactorThreads.daemonSingles(); // before the transport makes its session sweeper
         HttpServletStreamableServerTransportProvider transport = HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(mcp.json()).mcpEndpoint(PATH).maxRequestSize(MAX_BODY_BYTES).sessionSweepInterval(McpSessions.SWEEP)
-                .contextExtractor(request -> RequestIds.context(request.getAttribute(RequestIds.KEY))).build();
+                .contextExtractor(request -> RequestIds.context(request.getAttribute(RequestIds.KEY),
+                        (Caller) request.getAttribute(McpCallers.KEY))).build();
         McpSessions sessions = new McpSessions(McpSessions.MAX_SESSIONS);
         transport.setSessionFactory(mcp.streamableSessions(transport.protocolVersions(), sessions));
         config.jetty.modifyServletContextHandler(context -> {

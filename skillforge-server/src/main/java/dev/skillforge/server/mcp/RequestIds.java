@@ -1,5 +1,6 @@
 package dev.skillforge.server.mcp;
 
+import dev.skillforge.server.people.Caller;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpInitRequestHandler;
@@ -11,6 +12,7 @@ import io.modelcontextprotocol.spec.McpServerTransport;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -33,8 +35,16 @@ final class RequestIds {
         return exchange.transportContext().get(KEY);
     }
 
-    static McpTransportContext context(Object id) {
-        return id == null ? McpTransportContext.EMPTY : McpTransportContext.create(Map.of(KEY, id));
+    /** The transport context of a request: its id (when it is a request) and its caller ({@link McpCallers}). */
+    static McpTransportContext context(Object id, Caller caller) {
+        Map<String, Object> values = new HashMap<>();
+        if (id != null) {
+            values.put(KEY, id);
+        }
+        if (caller != null) {
+            values.put(McpCallers.KEY, caller);
+        }
+        return values.isEmpty() ? McpTransportContext.EMPTY : McpTransportContext.create(values);
     }
 
     /** The session of the stdio transport: every message arrives through {@link #handle}, which adds the request's id. */
@@ -49,7 +59,7 @@ final class RequestIds {
         public Mono<Void> handle(McpSchema.JSONRPCMessage message) {
             Mono<Void> handling = super.handle(message);
             return message instanceof McpSchema.JSONRPCRequest request && request.id() != null
-                    ? handling.contextWrite(context -> context.put(McpTransportContext.KEY, context(request.id())))
+                    ? handling.contextWrite(context -> context.put(McpTransportContext.KEY, context(request.id(), Caller.LOCAL)))
                     : handling;
         }
     }

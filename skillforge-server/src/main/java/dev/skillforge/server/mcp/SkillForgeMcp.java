@@ -147,7 +147,8 @@ public final class SkillForgeMcp implements AutoCloseable {
                 return Mono.error(invalidParams("Unknown tool: " + request.name() + "; the tools are " + String.join(", ", tools.keySet())));
             }
             Object requestId = RequestIds.of(exchange);
-            ToolCall call = new ToolCall(new ToolArguments(tool.name(), request.arguments()), progress(exchange, request.progressToken()),
+            ToolCall call = new ToolCall(McpCallers.of(exchange), new ToolArguments(tool.name(), request.arguments()),
+                    progress(exchange, request.progressToken()),
                     cancel -> requestId == null ? () -> { } : calls.register(exchange.sessionId(), requestId, cancel));
             return Mono.fromCallable(() -> run(tool, call)).subscribeOn(work);
         });

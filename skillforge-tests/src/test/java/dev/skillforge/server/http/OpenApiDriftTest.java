@@ -7,6 +7,10 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.json.Json;
+import java.util.OptionalLong;
+import java.time.Duration;
+import dev.skillforge.testkit.ServerProcess;
+import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.testkit.SimScript;
@@ -73,6 +77,9 @@ class OpenApiDriftTest {
             Set<String> routed = new TreeSet<>(server.server.routes());
             routed.addAll(NOT_ROUTED);
             routed.add("POST /signin"); // only with a token: checked below
+            Set<String> team = teamServerRoutes(data.resolve("team"));
+            assertThat(documented).as("every route a team server registers is documented").containsAll(team);
+            routed.addAll(team);
             assertThat(routed).as("every documented route is served").containsAll(documented);
         }
         try (ServerHarness server = new ServerHarness(data.resolve("token"), new SimScript(),
@@ -99,7 +106,7 @@ class OpenApiDriftTest {
             String id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
             String sha256 = attach(server, id, "notes.md", "# Cold brew\n\nSteep 16 hours.\n");
             List<String> findings = new ArrayList<>();
-            for (Operation op : operations(doc)) {
+            for (Operation op : operations(doc, new TreeSet<>(server.server.routes()))) {
                 String path = op.path().replace("{id}", id).replace("{name}", SKILL).replace("{sha256}", sha256);
                 JsonNode example = op.node().path("requestBody").path("content").path("application/json").path("example");
                 String accept = op.node().path("responses").path("200").path("content").has("text/event-stream")
@@ -136,11 +143,25 @@ class OpenApiDriftTest {
     private record Operation(String method, String path, JsonNode node) {
     }
 
-    /** Every documented operation, the deleting ones last (they take the fixtures away). */
-    private static List<Operation> operations(JsonNode doc) {
+    /**
+     * The routes of a team server ({@code FORGE_OIDC_ISSUER}): signing in, tokens, people. Its issuer is never asked, since
+     * nobody signs in here (the people tests do, at a real one).
+     */
+    private static Set<String> teamServerRoutes(Path data) throws Exception {
+        TeamSettings team = new TeamSettings(URI.create("http://127.0.0.1:1/no-issuer"), "skillforge", null,
+                URI.create("http://127.0.0.1:" + ServerProcess.freePort()), Set.of(), OptionalLong.empty(), Duration.ofDays(1));
+        try (ServerHarness server = new ServerHarness(data, new SimScript(), null, SecuritySettings.defaults(), team,
+                ServerHarness.DEFAULT_PROVIDERS)) {
+            return new TreeSet<>(server.server.routes());
+        }
+    }
+
+    /** Every documented operation a server without people serves, the deleting ones last (they take the fixtures away). */
+    private static List<Operation> operations(JsonNode doc, Set<String> served) {
         List<Operation> all = new ArrayList<>();
         doc.path("paths").properties().forEach(path -> path.getValue().properties().forEach(method -> {
-            if (!method.getKey().equals("parameters") && !path.getKey().equals("/signin")) {
+            if (!method.getKey().equals("parameters") && !path.getKey().equals("/signin")
+                    && (served.contains(method.getKey().toUpperCase() + " " + path.getKey()) || path.getKey().equals("/mcp"))) {
                 all.add(new Operation(method.getKey().toUpperCase(), path.getKey(), method.getValue()));
             }
         }));
