@@ -180,7 +180,8 @@ public final class SkillForgeCore implements AutoCloseable {
             opened.add(database);
             opened.add(tracing);
             try {
-                SandboxUser sandboxUser = SandboxUser.forThisProcess(security.sandbox().uid());
+                SandboxUser sandboxUser = security.commands().isEmpty() ? SandboxUser.thisProcessItself()
+                        : SandboxUser.forThisProcess(security.sandbox().uid());
                 DataFolder.prepare(dataDir, sandboxUser);
                 Workspaces workspaces = Workspaces.at(dataDir.resolve("workspaces"), sandboxUser, security.sandbox().quota());
                 Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspaces); // probed before anything starts

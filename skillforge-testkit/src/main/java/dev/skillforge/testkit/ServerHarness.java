@@ -33,10 +33,10 @@ import java.util.function.UnaryOperator;
 /**
  * A real server for tests: the simulated provider on a loopback port, the OpenAI-compatible client
  * (or the Gemini or Anthropic client, for providers in their formats) talking to it over HTTP, the skill commands
- * on a temporary folder, conversations in an SQLite file there (optionally behind a store decorator),
- * and the API on another port.
+ * on a temporary folder, conversations in an SQLite file there (optionally behind a store decorator) or in a
+ * PostgreSQL database it is given, and the API on another port.
  */
-public final class ServerHarness implements AutoCloseable {
+public final class ServerHarness implements HttpEndpoint, AutoCloseable {
 
     /** A second configured provider, on the same simulated server, with its own model name. */
     public static final String OTHER_PROVIDER = "other";
@@ -130,16 +130,34 @@ public final class ServerHarness implements AutoCloseable {
                 DEFAULT_PROVIDERS, TurnLimits.DEFAULT, tracing);
     }
 
+    /**
+     * A server on {@code database} (PostgreSQL, for instances that share it) instead of the SQLite file.
+     *
+     * @param store handed over: closed with the server
+     */
+    public ServerHarness(Path dataDir, SimResponder responder, JdbcConversationStore store, SecuritySettings security)
+            throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, DEFAULT_PROVIDERS,
+                TurnLimits.DEFAULT, Tracing.off(), store);
+    }
+
     private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                           UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
                           TurnLimits turnLimits, Tracing tracing) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, providers, turnLimits, tracing,
+                JdbcConversationStore.open(null, null, null, dataDir));
+    }
+
+    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
+                          TurnLimits turnLimits, Tracing tracing, JdbcConversationStore store) throws IOException {
         sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
                 providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
         SandboxFolders.passable(dataDir);
         server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
-                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrapStore).security(security).tracing(tracing).start();
+                .database(store).wrapStore(wrapStore).security(security).tracing(tracing).start();
         skills = server.skills();
         database = server.database();
         writer = server.writer();
@@ -171,6 +189,7 @@ public final class ServerHarness implements AutoCloseable {
         return this;
     }
 
+    @Override
     public String url(String path) {
         return "http://127.0.0.1:" + server.port() + path;
     }

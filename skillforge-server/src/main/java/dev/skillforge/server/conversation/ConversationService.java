@@ -142,15 +142,16 @@ public final class ConversationService implements AutoCloseable {
      */
     public ConversationRecord create(String title, String provider, String model) {
         refuseWhileDraining();
+        refuseWhileStorageFails();
         String validTitle = title == null ? "" : validTitle(title);
         ConversationModels.Choice choice = models.choose(provider, model);
         long now = clock.millis();
         String id = UUID.randomUUID().toString(); // 122 random bits from SecureRandom
         ConversationRecord record = new ConversationRecord(id, validTitle, systemPrompt, choice.provider(), choice.model(), now, now);
         // A new random id cannot be leased by anyone else yet: the lease is written with the conversation.
-        writer.submit(new Write.CreateConversation(record, instanceId, now + timings.leaseTtl().toMillis()));
+        long created = writer.submit(new Write.CreateConversation(record, instanceId, now + timings.leaseTtl().toMillis()));
         hot.adopt(hot.newCopy(record, List.of(), List.of(),
-                new Lease.Held(id, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis())));
+                new Lease.Held(id, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis()), () -> writer.applied(created)));
         // Other instances know a conversation only from the database: store it (with its lease) before
         // the client has its id, or a request sent to another instance at once is answered 404.
         // Bounded, and not a turn: during an outage the conversation still starts here and is written later.
@@ -202,6 +203,7 @@ public final class ConversationService implements AutoCloseable {
      *                               earlier one is still running
      */
     public ConversationRecord fork(String id, int beforeTurn) {
+        refuseWhileStorageFails();
         ConversationSnapshot original = hot.getOrLoad(validId(id)).snapshot();
         int turnCount = original.turns().isEmpty() ? 0 : original.turns().getLast().turn() + 1;
         if (beforeTurn < 0 || beforeTurn > turnCount) {
@@ -240,10 +242,10 @@ public final class ConversationService implements AutoCloseable {
             writes.add(new Write.AppendEntry(entry, files));
         }
         turns.forEach(turn -> writes.add(new Write.PutTurn(turn)));
-        writer.submitAll(writes); // one transaction: a fork is there whole or not at all
+        long created = writer.submitAll(writes); // one transaction: a fork is there whole or not at all
         commands.forked(from.id(), forkId);
         HotConversation copy = hot.newCopy(fork, entries, turns,
-                new Lease.Held(forkId, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis()));
+                new Lease.Held(forkId, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis()), () -> writer.applied(created));
         hot.adopt(copy);
         ConversationModels.Choice choice = new ConversationModels.Choice(fork.provider(), fork.model());
         models.expectPrefix(choice, new ModelCall(fork.systemPrompt(), ContextView.visible(entries.stream().map(HotConversation::entryOf).toList()), fork.cacheKey()));
@@ -334,7 +336,8 @@ public final class ConversationService implements AutoCloseable {
     /**
      * Starts a turn with the person's new message.
      *
-     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere)
+     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere), UNAVAILABLE
+     *                               while the database cannot write (a full disk)
      */
     public AgentRun startTurn(String id, String content) {
         return startTurn(id, content, List.of());
@@ -344,7 +347,8 @@ public final class ConversationService implements AutoCloseable {
      * Starts a turn with the person's new message and the documents attached to it (already read:
      * {@link dev.skillforge.server.document.Documents#read(List)}). A message with attachments may be empty.
      *
-     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere)
+     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere), UNAVAILABLE
+     *                               while the database cannot write (a full disk)
      */
     public AgentRun startTurn(String id, String content, List<AttachedDocument> documents) {
         if (content == null || (content.isBlank() && documents.isEmpty())) {
@@ -354,6 +358,7 @@ public final class ConversationService implements AutoCloseable {
         requireStorable("message", content);
         validId(id);
         refuseWhileDraining();
+        refuseWhileStorageFails();
         while (true) {
             HotConversation conversation = hot.getOrLoad(id);
             ConversationRecord record = conversation.record();
@@ -436,10 +441,25 @@ public final class ConversationService implements AutoCloseable {
     public Optional<AgentRun> currentOrLastRun(String id) {
         Optional<HotConversation> conversation = hot.get(validId(id));
         if (conversation.isEmpty()) {
-            snapshot(id); // 404 for an unknown id
+            requireStored(id); // 404 for an unknown id
             return Optional.empty();
         }
         return conversation.get().currentOrLastRun();
+    }
+
+    /**
+     * NOT_FOUND unless the store has the conversation: one row read, not its history (every client that follows a
+     * turn of another instance asks this).
+     */
+    private void requireStored(String id) {
+        hot.awaitWriter(); // our own writes (a delete, a hand-over) are in the store
+        try {
+            if (store.conversation(id).isEmpty()) {
+                throw ConversationException.notFound(id);
+            }
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
     }
 
     /** The running (or last) turn of a conversation held in memory here; empty for any other (for another instance's follower). */
@@ -589,6 +609,19 @@ public final class ConversationService implements AutoCloseable {
         if (draining) {
             throw new ConversationException(ConversationException.Kind.STOPPING,
                     "This server instance is stopping; send the request again (another instance takes it)");
+        }
+    }
+
+    /**
+     * While the database cannot write for lack of room (or a failing disk), new work is refused before anything of it
+     * is kept: it would pile up in memory, never stored if the server stops first. (An unreachable database is
+     * another matter: hot conversations go on, and what they write lands when it is back.)
+     */
+    private void refuseWhileStorageFails() {
+        if (writer.storageFailure().isPresent()) {
+            throw new ConversationException(ConversationException.Kind.UNAVAILABLE, "The server cannot store conversations right now:"
+                    + " its database cannot write (the disk is full or failing). Nothing was sent to the model; try again once"
+                    + " the server has room.");
         }
     }
 

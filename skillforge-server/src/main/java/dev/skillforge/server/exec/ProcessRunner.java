@@ -8,7 +8,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -38,7 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <ul>
  *   <li>a {@linkplain Sandbox#cleanEnvironment clean environment}: nothing of the server's (no
  *       provider key, no token, no database password);</li>
- *   <li>the workspace as its working folder, stdin from {@code /dev/null};</li>
+ *   <li>the turn's workspace as its working folder, an empty standard input;</li>
  *   <li>stdout and stderr read together, counting bytes: past {@link Limits#outputBytes} the
  *       process is killed (exit {@value #EXIT_OUTPUT_CAP});</li>
  *   <li>a time limit (exit {@value #EXIT_TIMEOUT}), and a stop of the run kills it (exit

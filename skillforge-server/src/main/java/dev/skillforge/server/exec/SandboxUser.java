@@ -55,6 +55,12 @@ public record SandboxUser(boolean dropped, int uid, int gid) {
         return forServer(effectiveUid(), dropTo);
     }
 
+    /** This process's own user, for a server that runs no program (nobody needs to pass into its data folder). */
+    public static SandboxUser thisProcessItself() {
+        int self = effectiveUid();
+        return new SandboxUser(false, self, self);
+    }
+
     static int effectiveUid() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {

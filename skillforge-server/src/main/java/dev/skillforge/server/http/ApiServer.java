@@ -113,6 +113,8 @@ public final class ApiServer implements AutoCloseable {
                 case INVALID -> 400;
                 case TOO_LARGE -> 413;
                 case UNSUPPORTED -> 415;
+                case BUSY -> 503;
+                case STOPPED -> 499; // the client has gone and reads no answer; nginx logs the same case as 499
             }, e.code(), e.getMessage()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
@@ -196,7 +198,8 @@ public final class ApiServer implements AutoCloseable {
      * {@code conversationId} the turn is the conversation's, and belongs to the server.
      */
     private void agent(Context ctx) throws Exception {
-        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES));
+        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES),
+                messages -> ConversationRoutes.readDocuments(ctx, messages));
         if (request.conversationId() != null) {
             // the service checks the message
             conversations.streamTurn(ctx, request.conversationId(), request.newMessage(), request.newDocuments());

@@ -3,6 +3,7 @@ package dev.skillforge.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationChanges;
 import dev.skillforge.server.conversation.ConversationException;
@@ -13,6 +14,7 @@ import dev.skillforge.server.fleet.Fleet;
 import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.Upload;
 import dev.skillforge.server.document.UploadsJson;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.exec.WorkspaceQuota;
@@ -20,8 +22,11 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
+import dev.skillforge.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +42,7 @@ import java.util.Optional;
  */
 public final class ConversationRoutes {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ConversationRoutes.class);
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
     /** How long a follower waits for the instance running a turn to answer (it is dead, or holds nothing, otherwise). */
     private static final Duration REMOTE_ANSWER_WAIT = Duration.ofSeconds(2);
@@ -205,15 +211,28 @@ public final class ConversationRoutes {
         String type = ctx.header("Content-Type");
         if (type != null && ContentTypeCheck.mediaType(type).equals("multipart/form-data")) {
             MultipartMessage form = MultipartMessage.parse(type, RequestBodies.readLimited(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES));
-            streamTurn(ctx, id, form.content(), Documents.read(form.attachments()));
+            streamTurn(ctx, id, form.content(), readDocuments(ctx, List.of(form.attachments())).getFirst());
             return;
         }
         JsonNode body = RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES);
-        List<AttachedDocument> documents = Documents.read(UploadsJson.fromJson(body.get("attachments"), "attachments"));
+        List<AttachedDocument> documents = readDocuments(ctx, List.of(UploadsJson.fromJson(body.get("attachments"), "attachments"))).getFirst();
         if (!body.has("content") && documents.isEmpty()) {
             throw ApiException.badRequest("invalid_request", "'content' is missing: send {\"content\":\"…\"}");
         }
         streamTurn(ctx, id, body.has("content") ? stringField(body, "content") : "", documents);
+    }
+
+    /**
+     * The files of each message, read once the request's body is: their reading stops if the client goes away
+     * meanwhile ({@link ClientWatch}).
+     */
+    static List<List<AttachedDocument>> readDocuments(Context ctx, List<List<Upload>> messages) {
+        if (messages.stream().allMatch(List::isEmpty)) {
+            return Documents.readMessages(messages, new Cancellation()); // nothing to read: nothing to watch for
+        }
+        try (ClientWatch watch = ClientWatch.start(ctx)) {
+            return Documents.readMessages(messages, watch.gone());
+        }
     }
 
     /** Starts a turn and follows it; the turn goes on if the client leaves. */
@@ -236,7 +255,11 @@ public final class ConversationRoutes {
         if (fleet.isEmpty() || !conversations.runningElsewhere(id)) {
             return false;
         }
-        fleet.get().requestStop(id);
+        try {
+            fleet.get().requestStop(id);
+        } catch (StoreException e) {
+            throw fleetUnavailable(e);
+        }
         return conversations.awaitNotRunningElsewhere(id, REMOTE_STOP_WAIT);
     }
 
@@ -256,7 +279,12 @@ public final class ConversationRoutes {
     private void events(Context ctx) throws Exception {
         Optional<AgentRun> run = conversations.currentOrLastRun(ctx.pathParam("id"));
         if (run.isEmpty() && fleet.isPresent() && conversations.runningElsewhere(ctx.pathParam("id"))) {
-            Optional<RemoteRun> remote = fleet.get().follow(ctx.pathParam("id"), lastEventId(ctx), REMOTE_ANSWER_WAIT);
+            Optional<RemoteRun> remote;
+            try {
+                remote = fleet.get().follow(ctx.pathParam("id"), lastEventId(ctx), REMOTE_ANSWER_WAIT);
+            } catch (StoreException e) {
+                throw fleetUnavailable(e);
+            }
             if (remote.isPresent()) {
                 streams.incrementAndGet();
                 try (RemoteRun elsewhere = remote.get()) {
@@ -283,6 +311,13 @@ public final class ConversationRoutes {
         } finally {
             streams.decrementAndGet();
         }
+    }
+
+    /** The database, through which the instances reach each other, failed: logged with its reason, answered without it. */
+    private static ConversationException fleetUnavailable(StoreException cause) {
+        LOG.warn("fleet: the other instances cannot be reached: {}", cause.getMessage());
+        return new ConversationException(ConversationException.Kind.UNAVAILABLE,
+                "The server instance running this turn cannot be reached right now; try again shortly");
     }
 
     private void export(Context ctx) {

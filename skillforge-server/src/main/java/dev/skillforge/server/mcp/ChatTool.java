@@ -1,6 +1,7 @@
 package dev.skillforge.server.mcp;
 
 import dev.skillforge.core.agent.AgentEvent;
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationService;
@@ -133,11 +134,16 @@ final class ChatTool implements McpTool {
         return ToolResults.ok(outcome.text(conversation), outcome.structured(conversation));
     }
 
-    /** The call's attachments, read (text extracted) before anything is made, so that a bad one leaves nothing behind. */
+    /**
+     * The call's attachments, read (text extracted) before anything is made, so that a bad one leaves nothing behind;
+     * a cancellation of the call stops their reading.
+     */
     private static List<AttachedDocument> documents(ToolCall call) {
         Object attachments = call.arguments().raw("attachments");
-        try {
-            return Documents.read(UploadsJson.fromJson(attachments == null ? null : Json.MAPPER.valueToTree(attachments), "attachments"));
+        Cancellation cancelled = new Cancellation();
+        try (ToolCall.Registration ignored = call.onCancel(() -> cancelled.cancel("the MCP client cancelled the call"))) {
+            return Documents.read(UploadsJson.fromJson(attachments == null ? null : Json.MAPPER.valueToTree(attachments), "attachments"),
+                    cancelled);
         } catch (DocumentException e) {
             throw new ToolError(e.getMessage());
         }

@@ -68,7 +68,7 @@ public interface ConversationStore extends AutoCloseable {
      * {@code now + ttl}.
      *
      * @return the conversations among them that {@code owner} still holds, each with whether
-     *         another instance asked for it
+     *         another instance asked for it, and those that have no lease at all
      */
     Renewal renewLeases(String owner, Set<String> conversationIds, long nowMillis, long ttlMillis);
 
@@ -81,7 +81,15 @@ public interface ConversationStore extends AutoCloseable {
     /** Gives the lease up (if {@code owner} holds it). */
     void releaseLease(String conversationId, String owner);
 
-    record Renewal(Set<String> held, Set<String> requested) {
+    /**
+     * What a renewal found.
+     *
+     * @param held      the leases still held (and now extended)
+     * @param requested those of them another instance asked for
+     * @param unleased  the conversations with no lease at all: not in the store (their creation not written yet, or
+     *                  deleted), which is not the same as a lease another instance holds
+     */
+    record Renewal(Set<String> held, Set<String> requested, Set<String> unleased) {
     }
 
     @Override

@@ -644,7 +644,7 @@ public final class JdbcConversationStore implements ConversationStore {
         Objects.requireNonNull(conversationIds, "conversationIds");
         long expiresAt = expiry(nowMillis, ttlMillis);
         if (conversationIds.isEmpty()) {
-            return new Renewal(Set.of(), Set.of());
+            return new Renewal(Set.of(), Set.of(), Set.of());
         }
         List<String> ids = new ArrayList<>(conversationIds);
         Collections.sort(ids); // one lock order for every renewer
@@ -684,8 +684,29 @@ public final class JdbcConversationStore implements ConversationStore {
                     extend.executeUpdate();
                 }
             }
-            return new Renewal(Set.copyOf(held), Set.copyOf(requested));
+            return new Renewal(Set.copyOf(held), Set.copyOf(requested), unleased(connection, ids, held));
         });
+    }
+
+    /** Those of {@code ids} not in {@code held} that have no lease row at all. */
+    private Set<String> unleased(Connection connection, List<String> ids, Set<String> held) throws SQLException {
+        List<String> others = ids.stream().filter(id -> !held.contains(id)).toList();
+        Set<String> unleased = new LinkedHashSet<>(others);
+        for (int from = 0; from < others.size(); from += IN_LIST_CHUNK) {
+            List<String> chunk = others.subList(from, Math.min(others.size(), from + IN_LIST_CHUNK));
+            try (PreparedStatement select = connection.prepareStatement("SELECT conversation_id FROM leases WHERE conversation_id IN ("
+                    + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")")) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    select.setString(1 + i, chunk.get(i));
+                }
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        unleased.remove(rows.getString(1));
+                    }
+                }
+            }
+        }
+        return Set.copyOf(unleased);
     }
 
     @Override
@@ -806,14 +827,17 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     /**
-     * A {@link StoreRejectedException} when the database refused the data (anywhere in the chain:
-     * drivers wrap the cause of a failed batch), else a {@link StoreException}.
+     * A {@link StoreRejectedException} when the database refused the data, a {@link StorageFailureException} when it
+     * could not write for lack of room or a failing disk (either anywhere in the chain: drivers wrap the cause of a
+     * failed batch), else a {@link StoreException}.
      */
     private StoreException failure(String what, SQLException e) {
         boolean rejected = false;
+        boolean storageFailure = false;
         String detail = null;
         for (SQLException cause : chain(e)) {
             rejected |= dialect.isRejection(cause);
+            storageFailure |= dialect.isStorageFailure(cause);
             if (cause != e && detail == null && cause.getMessage() != null && !cause.getMessage().equals(e.getMessage())) {
                 detail = cause.getMessage();
             }
@@ -827,7 +851,10 @@ public final class JdbcConversationStore implements ConversationStore {
             message.append(" [SQLState ").append(e.getSQLState()).append(']');
         }
         String text = StorableText.abbreviate(message.toString(), MAX_MESSAGE_CHARS);
-        return rejected ? new StoreRejectedException(text, e) : new StoreException(text, e);
+        if (rejected) {
+            return new StoreRejectedException(text, e);
+        }
+        return storageFailure ? new StorageFailureException(text, e) : new StoreException(text, e);
     }
 
     /** The exception with its causes and next exceptions, each once, in the order met. */

@@ -88,7 +88,7 @@ class ConversationRegressionTest {
     void snapshotRacesTheRunThreadsAppends() throws Exception {
         ConversationRecord record = new ConversationRecord("00000000-0000-4000-8000-000000000000", "t", "sys", "p", "m", 0, 0);
         HotConversation conversation = new HotConversation(record, List.of(), List.of(), new Lease.Held(record.id(), 1, Long.MAX_VALUE),
-                c -> true, w -> { }, InstantSource.system());
+                c -> true, () -> true, w -> { }, InstantSource.system());
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread appender = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < 100_000 && failure.get() == null; i++) {

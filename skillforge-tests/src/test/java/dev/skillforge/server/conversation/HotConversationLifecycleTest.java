@@ -7,16 +7,24 @@ import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.Usage;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.skillforge.testkit.FullDiskStore;
 import dev.skillforge.testkit.NoWorkspaces;
 import dev.skillforge.testkit.ManualClock;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
+import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.store.StoredEntry;
+import dev.skillforge.server.store.TurnRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -236,5 +245,71 @@ class HotConversationLifecycleTest {
 
         assertThat(store.conversation(id).orElseThrow().title()).isEqualTo("t");
         assertThat(a.hotCount()).as("the refusal reached A, which dropped its copy").isZero();
+    }
+    @Test
+    void aFullDiskIsNeverTakenForALeaseLostToAnotherInstanceNewTurnsAreRefusedWhileItLastsAndNothingIsLost() throws Exception {
+        FullDiskStore disk = new FullDiskStore(store); // closed with the store, by close()
+        StoreWriter diskWriter = new StoreWriter(disk, new StoreWriter.Options(500, Duration.ofMillis(10), Duration.ofMillis(50),
+                Duration.ofSeconds(5)));
+        opened.add(diskWriter);
+        // One instance, alone on its database: no other instance can take anything over.
+        ConversationTimings quickStoreWait = new ConversationTimings(TIMINGS.leaseTtl(), TIMINGS.leaseRenewal(), TIMINGS.handoverWait(),
+                TIMINGS.idleEviction(), TIMINGS.maxHot(), Duration.ofMillis(100), TIMINGS.handoverFlush(), TIMINGS.shutdownFlush(),
+                TIMINGS.shutdownGrace());
+        AtomicInteger modelCalls = new AtomicInteger();
+        AgentLoop loop = new AgentLoop((call, listener, cancellation) -> {
+            modelCalls.incrementAndGet();
+            listener.onText("ok");
+            return new ModelReply(null, Usage.UNKNOWN);
+        }, TurnLimits.DEFAULT);
+        ConversationService alone = new ConversationService(disk, diskWriter, "sys",
+                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), "instance-a", quickStoreWait, clock);
+        opened.add(alone);
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        Logger conversationLogs = (Logger) LoggerFactory.getLogger("dev.skillforge.server.conversation");
+        logs.start();
+        conversationLogs.addAppender(logs);
+        try {
+            disk.setFull(true);
+            String id = alone.create("written later").id(); // held here; its creation waits in the writer
+            awaitStorageFailure(diskWriter);
+
+            // Past the lease time the renewal finds no lease in the store: the creation is not written, not taken over.
+            clock.advance(TIMINGS.leaseTtl().plusSeconds(1));
+            alone.maintain();
+            assertThat(alone.hotCount()).as("still held: nobody else can lease a conversation the store does not have").isEqualTo(1);
+            assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).noneMatch(line -> line.contains("lost"));
+
+            assertThatThrownBy(() -> alone.startTurn(id, "hello")).isInstanceOfSatisfying(ConversationException.class, e -> {
+                assertThat(e.kind()).isEqualTo(ConversationException.Kind.UNAVAILABLE);
+                assertThat(e.getMessage()).contains("disk is full").contains("Nothing was sent to the model");
+            });
+            assertThatThrownBy(() -> alone.create("another")).isInstanceOf(ConversationException.class);
+            assertThat(modelCalls).hasValue(0);
+
+            disk.setFull(false);
+            assertThat(diskWriter.flush(Duration.ofSeconds(10))).as("what waited is written once there is room").isTrue();
+            assertThat(diskWriter.storageFailure()).isEmpty();
+            AgentRun run = alone.startTurn(id, "hello");
+            assertThat(run.events().awaitFinished(Duration.ofSeconds(10))).isTrue();
+            assertThat(run.events().frames().getLast().event()).isInstanceOf(AgentEvent.Done.class);
+            assertThat(diskWriter.flush(Duration.ofSeconds(10))).isTrue();
+            assertThat(store.conversations(10, 0)).extracting(ConversationRecord::id).containsExactly(id);
+            assertThat(store.turns(id)).extracting(TurnRecord::status).containsExactly("complete");
+            assertThat(store.entries(id)).extracting(StoredEntry::content).containsExactly("hello", "ok");
+            assertThat(store.leasesHeldBy("instance-a")).containsExactly(id);
+            assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).noneMatch(line -> line.contains("lost"));
+        } finally {
+            conversationLogs.detachAppender(logs);
+        }
+    }
+
+    /** Waits until the writer has met the full disk (it tries at once). */
+    private static void awaitStorageFailure(StoreWriter writer) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (writer.storageFailure().isEmpty()) {
+            assertThat(System.nanoTime()).as("the writer reports the full disk").isLessThan(deadline);
+            Thread.sleep(5);
+        }
     }
 }

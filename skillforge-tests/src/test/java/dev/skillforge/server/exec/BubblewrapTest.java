@@ -127,10 +127,116 @@ class BubblewrapTest {
     void itRunsAsNobodyWithoutCapabilitiesAndSeesOnlyItsOwnProcesses() throws Exception {
         assertThat(inside("id")).startsWith("uid=" + Bubblewrap.SANDBOX_ID + " gid=" + Bubblewrap.SANDBOX_ID);
         String status = inside("cat /proc/self/status");
-        assertThat(status).containsPattern("CapEff:\\s+0+\n").containsPattern("CapBnd:\\s+0+\n");
+        assertThat(status).containsPattern("CapInh:\\s+0+\n").containsPattern("CapPrm:\\s+0+\n").containsPattern("CapEff:\\s+0+\n")
+                .containsPattern("CapBnd:\\s+0+\n").containsPattern("CapAmb:\\s+0+\n").containsPattern("NoNewPrivs:\\s+1\n");
         List<Long> pids = lines(inside("ls /proc")).stream().filter(entry -> entry.matches("[0-9]+")).map(Long::parseLong).toList();
         assertThat(pids).as("bwrap's init, the program and its children").isNotEmpty().allSatisfy(pid -> assertThat(pid).isLessThan(10));
         assertThat(inside("cat /proc/1/environ")).as("bwrap's own environment").isEmpty();
+    }
+
+    /** {@code python3 -c} running {@code script} (any lines, no single quote), as one command line. */
+    static String python(String script) {
+        assertThat(script).doesNotContain("'");
+        String escaped = script.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+        return "python3 -c 'exec(\"" + escaped + "\")'";
+    }
+
+    /** Defines {@code attempt(f)}: "done", or the name of the errno f failed with. */
+    static final String ATTEMPT = """
+            import os, errno, ctypes
+            def attempt(what):
+                try:
+                    what()
+                    return "done"
+                except OSError as e:
+                    return errno.errorcode[e.errno]
+            """;
+
+    /**
+     * Regression: a server run as root ran its programs as host root (the user namespace mapped the sandbox's
+     * uid to it), so an interpreter wrote kernel settings under /proc/sys, opened core_pattern for writing and
+     * changed the mode of the host's /dev/null.
+     */
+    @Test
+    void theProgramIsNeverHostRootAndOwnsNoKernelSettingOrDevice() throws Exception {
+        assumeThat(CommandPolicy.onSafePath("python3")).as("python3, an interpreter allowed").isPresent();
+        String said = inside(python(ATTEMPT + """
+                setting = "/proc/sys/vm/overcommit_ratio"
+                value = open(setting).read()
+                def write_back():
+                    with open(setting, "w") as f:
+                        f.write(value)
+                print("setting", attempt(write_back))
+                print("core_pattern", attempt(lambda: os.close(os.open("/proc/sys/kernel/core_pattern", os.O_WRONLY))))
+                print("devnull", attempt(lambda: os.chmod("/dev/null", 0o666)))
+                print("sysrq", attempt(lambda: os.close(os.open("/proc/sysrq-trigger", os.O_WRONLY))))
+                open("made", "w").close()
+                """));
+        assertThat(lines(said)).as(said).allSatisfy(line -> assertThat(line).doesNotEndWith(" done"))
+                .anySatisfy(line -> assertThat(line).matches("setting (EROFS|EACCES|EPERM)"))
+                .anySatisfy(line -> assertThat(line).matches("core_pattern (EROFS|EACCES|EPERM)"))
+                .anySatisfy(line -> assertThat(line).isEqualTo("devnull EPERM"));
+        int owner = (Integer) Files.getAttribute(workspace.root().resolve("made"), "unix:uid");
+        assertThat(owner).as("the host user of what the program made").isEqualTo(workspaces.user().uid()).isNotZero();
+        if (SandboxUser.effectiveUid() == 0) {
+            assertThat(owner).as("a root server drops its programs to nobody").isEqualTo(SandboxUser.NOBODY);
+        }
+    }
+
+    /** Regression: a command set the set-uid bit of a copied interpreter, which another local account then ran. */
+    @Test
+    void noFileAProgramWritesCanCarrySetIdBits() throws Exception {
+        assumeThat(CommandPolicy.onSafePath("python3")).as("python3, an interpreter allowed").isPresent();
+        String said = inside(python(ATTEMPT + """
+                open("plain", "w").close()
+                print("chmod", attempt(lambda: os.chmod("plain", 0o4755)))
+                print("chmod-g", attempt(lambda: os.chmod("plain", 0o2755)))
+                fd = os.open("plain", os.O_RDONLY)
+                print("fchmod", attempt(lambda: os.fchmod(fd, 0o6755)))
+                print("create", attempt(lambda: os.close(os.open("created", os.O_CREAT | os.O_WRONLY, 0o4755))))
+                print("mode", attempt(lambda: os.chmod("plain", 0o755)))
+                """));
+        assertThat(lines(said)).containsExactlyInAnyOrder("chmod EPERM", "chmod-g EPERM", "fchmod EPERM", "create EPERM", "mode done");
+        try (Stream<Path> files = Files.walk(workspace.root())) {
+            assertThat(files.filter(file -> ((Integer) uncheckedMode(file) & 06000) != 0)).as("set-id files").isEmpty();
+        }
+    }
+
+    static Object uncheckedMode(Path file) {
+        try {
+            return Files.getAttribute(file, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The seccomp filter is loaded, and refuses in the kernel what SeccompFilter says (x86_64 numbers). */
+    @Test
+    void theSeccompFilterRefusesWhatAConfinedCommandNeverNeeds() throws Exception {
+        assumeThat(CommandPolicy.onSafePath("python3")).as("python3, to make system calls").isPresent();
+        assumeThat(System.getProperty("os.arch")).isEqualTo("amd64");
+        String said = inside(python("""
+                import ctypes, errno
+                libc = ctypes.CDLL(None, use_errno=True)
+                def call(name, nr, *args):
+                    result = libc.syscall(nr, *args)
+                    print(name, "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()])
+                call("ptrace", 101, 0, 0, 0, 0)
+                call("personality", 135, 0x0040000)
+                call("io_uring_setup", 425, 1, 0)
+                call("socket_alg", 41, 38, 5, 0)
+                call("unshare", 272, 0x20000)
+                call("keyctl", 250, 0, 0, 0, 0, 0)
+                call("bpf", 321, 0, 0, 0)
+                call("clone3", 435, 0, 0)
+                call("mount", 165, 0, 0, 0, 0, 0)
+                call("perf_event_open", 298, 0, 0, -1, -1, 0)
+                call("getpid", 39)
+                print("status", [line.split()[1] for line in open("/proc/self/status") if line.startswith("Seccomp:")][0])
+                """));
+        assertThat(lines(said)).containsExactlyInAnyOrder("ptrace EPERM", "personality EPERM", "io_uring_setup EPERM",
+                "socket_alg EAFNOSUPPORT", "unshare EPERM", "keyctl EPERM", "bpf EPERM", "clone3 ENOSYS", "mount EPERM",
+                "perf_event_open EPERM", "getpid ok", "status 2");
     }
 
     @Test

@@ -422,6 +422,107 @@ class HostileCommandCorpusTest {
         assertNoNewProcesses();
     }
 
+    /**
+     * Regression: every conversation's commands ran in one workspace, so one link leading out of it, or more than
+     * 50,000 files in it, stopped every command on the server for everyone, rm included. Now each conversation has its
+     * own workspace with a quota: a poisoned one blocks only its own programs (all but rm), and its owner can clear it.
+     */
+    @Test
+    @Order(8)
+    void aPoisonedWorkspaceBlocksOnlyItsOwnConversationAndItsOwnerCanClearIt() throws Exception {
+        SecuritySettings security = SecuritySettings.defaults()
+                .withCommands(CommandPolicy.resolve(List.of("ls", "rm", "sleep"), Map.of()), new ProcessRunner.Limits(LONG_TIMEOUT, OUTPUT_BYTES, 2))
+                .withSandbox(SandboxSettings.DEFAULT.with(new WorkspaceQuota(50, 1024 * 1024)));
+        try (ServerHarness small = new ServerHarness(root.resolve("small"), messages -> responder.get().reply(messages), security)) {
+            String poisoned = createConversation(small);
+            String other = createConversation(small);
+            Path folder = small.server.workspaces().open(poisoned).root();
+            Path many = Files.createDirectories(folder.resolve("many"));
+            for (int i = 0; i < 60; i++) {
+                Files.createFile(many.resolve("f" + i));
+            }
+            ownedAsTheWorkspace(folder); // as if its programs had made them
+
+            JsonNode blocked = onlyResult(small, poisoned, "ls");
+            assertThat(blocked.path("exitCode").asInt()).isEqualTo(ProcessRunner.EXIT_REFUSED);
+            assertThat(blocked.path("result").asText()).contains("more than 50 files and folders, its quota")
+                    .contains("only rm and rmdir run").contains("Nothing was run");
+            assertThat(onlyResult(small, other, "ls").path("exitCode").asInt()).as("another conversation is not affected").isZero();
+            SseClient.Answer usage = SseClient.get(small.url("/api/conversations/" + poisoned + "/workspace"));
+            assertThat(usage.status()).isEqualTo(200);
+            assertThat(usage.json().path("files").asLong()).isEqualTo(51); // counting stops past the quota
+            assertThat(usage.json().path("maxFiles").asLong()).isEqualTo(50);
+            assertThat(usage.json().path("blocked").asText()).contains("its quota");
+
+            assertThat(onlyResult(small, poisoned, "rm -r many").path("exitCode").asInt()).as("rm runs, to clear it").isZero();
+            assertThat(onlyResult(small, poisoned, "ls").path("exitCode").asInt()).as("cleared by its own rm").isZero();
+
+            Files.createSymbolicLink(folder.resolve("escape"), outside);
+            ownedAsTheWorkspace(folder);
+            assertThat(onlyResult(small, poisoned, "ls").path("result").asText()).contains("leads outside it or nowhere (escape)");
+            assertThat(onlyResult(small, other, "ls").path("exitCode").asInt()).isZero();
+            assertThat(onlyResult(small, poisoned, "rm escape").path("exitCode").asInt()).as("the link, not what it leads to").isZero();
+            assertThat(outside.resolve("secret.txt")).exists();
+            assertThat(folder.resolve("escape")).doesNotExist();
+
+            Files.createSymbolicLink(folder.resolve("escape-again"), outside);
+            Files.writeString(folder.resolve("notes.txt"), "x");
+            assertThat(SseClient.send("DELETE", small.url("/api/conversations/" + poisoned + "/workspace"), null).status()).isEqualTo(204);
+            assertThat(folder).isEmptyDirectory();
+            assertThat(outside.resolve("secret.txt")).exists();
+            SseClient.Answer cleared = SseClient.get(small.url("/api/conversations/" + poisoned + "/workspace"));
+            assertThat(cleared.json().path("files").asLong()).isZero();
+            assertThat(cleared.json().path("blocked").isNull()).isTrue();
+            assertThat(onlyResult(small, poisoned, "ls").path("exitCode").asInt()).isZero();
+
+            String unknown = java.util.UUID.randomUUID().toString();
+            assertThat(SseClient.get(small.url("/api/conversations/" + unknown + "/workspace")).status()).isEqualTo(404);
+            assertThat(SseClient.send("DELETE", small.url("/api/conversations/" + unknown + "/workspace"), null).status()).isEqualTo(404);
+
+            // Not while its turn runs (a program is writing there).
+            responder.set(new SimScript(SimReply.of("<shell>sleep 100</shell>"), SimReply.of("Slept.")));
+            HttpResponse<InputStream> stream = SseClient.open(small.url("/api/conversations/" + poisoned + "/messages"), "{\"content\":\"go\"}");
+            try (InputStream body = stream.body()) {
+                BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+                while (!nextEvent(reader).type().equals("tool-start")) {
+                    // until the sleep runs
+                }
+                SseClient.Answer busy = SseClient.send("DELETE", small.url("/api/conversations/" + poisoned + "/workspace"), null);
+                assertThat(busy.status()).isEqualTo(409);
+                assertThat(SseClient.send("POST", small.url("/api/conversations/" + poisoned + "/stop"), "{}").status()).isEqualTo(200);
+            }
+
+            // Deleting the conversation deletes its workspace.
+            Path otherFolder = small.server.workspaces().open(other).root();
+            assertThat(otherFolder).exists();
+            SseClient.send("DELETE", small.url("/api/conversations/" + other), null);
+            assertThat(otherFolder).doesNotExist();
+        }
+        table.add("| " + (table.size() - 1) + " | a poisoned workspace | 60 files (quota 50), then a link out, in one conversation's workspace"
+                + " | 126 | only that conversation is refused (rm still runs); the others run; its owner clears it |");
+    }
+
+    /** Gives everything in {@code folder} its owner, as a program of the workspace would have made it. */
+    static void ownedAsTheWorkspace(Path folder) throws IOException {
+        Object owner = Files.getAttribute(folder, "unix:uid");
+        Object group = Files.getAttribute(folder, "unix:gid");
+        try (Stream<Path> all = Files.walk(folder)) {
+            for (Path path : (Iterable<Path>) all::iterator) {
+                Files.setAttribute(path, "unix:uid", owner, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                Files.setAttribute(path, "unix:gid", group, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            }
+        }
+    }
+
+    /** The one command result of a turn of conversation {@code id} on {@code on} whose model runs {@code command}. */
+    static JsonNode onlyResult(ServerHarness on, String id, String command) throws Exception {
+        responder.set(new SimScript(SimReply.of("<shell>" + command + "</shell>"), SimReply.of("Done.")));
+        List<SseClient.Event> events = SseClient.postForEvents(on.url("/api/conversations/" + id + "/messages"), "{\"content\":\"go\"}");
+        List<JsonNode> results = ofType(events, "tool-result");
+        assertThat(results).as("%s", events).hasSize(1);
+        return results.getFirst();
+    }
+
     // --- helpers ---
 
     /** The workspace of the corpus's stateless conversation (its first message is always the same). */

@@ -554,8 +554,9 @@ abstract class ConversationStoreContract {
 
         assertThat(store().acquireLease("c-1", "B", 1_100, 500)).isEqualTo(new Lease.HeldElsewhere("c-1", "A", 1_500));
 
-        assertThat(store().renewLeases("A", Set.of("c-1"), 1_200, 500)).isEqualTo(new Renewal(Set.of("c-1"), Set.of("c-1")));
-        assertThat(store().renewLeases("B", Set.of("c-1"), 1_200, 500)).isEqualTo(new Renewal(Set.of(), Set.of()));
+        assertThat(store().renewLeases("A", Set.of("c-1"), 1_200, 500)).isEqualTo(new Renewal(Set.of("c-1"), Set.of("c-1"), Set.of()));
+        assertThat(store().renewLeases("B", Set.of("c-1"), 1_200, 500)).as("held by A: not B's, and not unleased")
+                .isEqualTo(new Renewal(Set.of(), Set.of(), Set.of()));
         assertThat(store().acquireLease("c-1", "A", 1_300, 500))
                 .as("the holder renewing keeps the request pending").isEqualTo(new Lease.Held("c-1", 1, 1_800));
         assertThat(store().renewLeases("A", Set.of("c-1"), 1_400, 500).requested()).containsExactly("c-1");
@@ -570,7 +571,7 @@ abstract class ConversationStoreContract {
 
         assertThat(store().acquireLease("c-1", "B", 1_200, 60_000)).isEqualTo(new Lease.Held("c-1", 2, 61_200));
         assertThat(store().renewLeases("B", Set.of("c-1"), 1_300, 60_000))
-                .as("B's own request is no longer pending").isEqualTo(new Renewal(Set.of("c-1"), Set.of()));
+                .as("B's own request is no longer pending").isEqualTo(new Renewal(Set.of("c-1"), Set.of(), Set.of()));
         assertThat(store().renewLeases("A", Set.of("c-1"), 1_300, 60_000).held()).isEmpty();
         store().releaseLease("c-1", "B");
         assertThat(store().acquireLease("c-1", "B", 1_400, 60_000))
@@ -621,11 +622,11 @@ abstract class ConversationStoreContract {
 
         Renewal renewal = store().renewLeases("A", Set.of("c-1", "c-2", "c-3", "c-4"), 1_400, 1_000);
 
-        assertThat(renewal).isEqualTo(new Renewal(Set.of("c-1", "c-2"), Set.of()));
+        assertThat(renewal).as("c-4 has no lease at all").isEqualTo(new Renewal(Set.of("c-1", "c-2"), Set.of(), Set.of("c-4")));
         assertThat(store().acquireLease("c-1", "B", 2_000, 500)).isEqualTo(new Lease.HeldElsewhere("c-1", "A", 2_400));
         assertThat(store().acquireLease("c-3", "A", 1_600, 500))
                 .as("B's lease was not extended by A").isEqualTo(new Lease.Held("c-3", 2, 2_100));
-        assertThat(store().renewLeases("A", Set.of(), 1_700, 500)).isEqualTo(new Renewal(Set.of(), Set.of()));
+        assertThat(store().renewLeases("A", Set.of(), 1_700, 500)).isEqualTo(new Renewal(Set.of(), Set.of(), Set.of()));
     }
 
     @Test
@@ -644,6 +645,8 @@ abstract class ConversationStoreContract {
 
         assertThat(renewal.held()).hasSize(1_100 - 367).doesNotContain("c-0", "c-3").contains("c-1", "c-1099");
         assertThat(renewal.requested()).containsExactly("c-1");
+        assertThat(store().renewLeases("A", Set.of("c-1", "c-1100", "c-1101"), 1_300, 500).unleased())
+                .containsExactlyInAnyOrder("c-1100", "c-1101");
     }
 
     @Test

@@ -11,13 +11,18 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The conformance suite on the embedded SQLite file, plus what only the embedded database does. */
 class SqliteConversationStoreTest extends ConversationStoreContract {
+
+    /** The connections of the embedded database's pool (Database). */
+    private static final int SQLITE_POOL_SIZE = 4;
 
     @TempDir
     Path tempDir;
@@ -51,6 +56,48 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
             assertThat(pragma(statement, "synchronous")).isEqualTo("1"); // NORMAL
             assertThat(pragma(statement, "foreign_keys")).isEqualTo("1");
             assertThat(pragma(statement, "busy_timeout")).isEqualTo(Long.toString(Database.SQLITE_BUSY_TIMEOUT.toMillis()));
+        }
+    }
+
+    @Test
+    void aFullDatabaseIsAStorageFailureLeasesStillRenewInPlaceAndTheSameWritesGoInOnceThereIsRoom() throws SQLException {
+        JdbcConversationStore store = (JdbcConversationStore) store();
+        store.apply(List.of(new CreateConversation(conversation("c-1", 100))));
+        store.acquireLease("c-1", "A", 1_000, 500);
+        List<Write> needsRoom = List.of(new AppendEntry(entry("c-1", 0, "x".repeat(200_000))));
+
+        allowGrowth(store, false);
+        assertThatThrownBy(() -> store.apply(needsRoom)).isInstanceOf(StorageFailureException.class)
+                .hasMessageContaining("SQLITE_FULL");
+        assertThat(store.renewLeases("A", Set.of("c-1"), 1_200, 500).held()).as("a renewal changes its row in place")
+                .containsExactly("c-1");
+        assertThat(store.entries("c-1")).as("nothing of the failed batch").isEmpty();
+
+        allowGrowth(store, true);
+        store.apply(needsRoom);
+        assertThat(store.entries("c-1")).extracting(StoredEntry::content).containsExactly("x".repeat(200_000));
+    }
+
+    /**
+     * Lets the database file grow, or keeps it at its size as a full disk would (SQLite's {@code max_page_count}, set on
+     * every connection of the pool: SQLITE_FULL, "database or disk is full", for whatever needs a new page).
+     */
+    private static void allowGrowth(JdbcConversationStore store, boolean allowed) throws SQLException {
+        List<Connection> pool = new ArrayList<>();
+        try {
+            for (int i = 0; i < SQLITE_POOL_SIZE; i++) {
+                pool.add(store.database().connection());
+            }
+            for (Connection connection : pool) {
+                try (Statement statement = connection.createStatement()) {
+                    String pages = allowed ? "4294967294" : pragma(statement, "page_count");
+                    statement.execute("PRAGMA max_page_count = " + pages);
+                }
+            }
+        } finally {
+            for (Connection connection : pool) {
+                connection.close();
+            }
         }
     }
 
