@@ -77,6 +77,9 @@ record IncomingMessage(Object id, String method, byte[] body) {
         try {
             initialize = json.convertValue(fields.initializeParams(body), McpSchema.InitializeRequest.class);
         } catch (RuntimeException e) {
+            initialize = null;
+        }
+        if (initialize == null) {
             throw new MessageRefusal(MessageRefusal.INVALID_PARAMS, "Invalid params: initialize needs {\"protocolVersion\": \"…\","
                     + " \"capabilities\": {…}, \"clientInfo\": {\"name\": \"…\", \"version\": \"…\"}}", id);
         }
