@@ -284,8 +284,8 @@ public final class SkillForgeCore implements AutoCloseable {
     }
 
     /** The observer of a stateless turn that starts now with the person's {@code message}: its metrics and its trace. */
-    public EventSink statelessObserver(String message) {
-        return models.statelessObserver(message);
+    public EventSink statelessObserver(String person, String message) {
+        return models.statelessObserver(person, message);
     }
 
     /** Where turns' traces go. */

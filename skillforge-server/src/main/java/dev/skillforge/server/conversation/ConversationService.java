@@ -405,7 +405,7 @@ public final class ConversationService implements AutoCloseable {
             String title = content.isBlank() ? documents.getFirst().attachment().name() : titleFrom(content);
             Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice),
                     commands.forConversation(record.owner(), id),
-                    budgets.counting(record.owner(), models.prices(choice), models.runObserver(choice, id, content)));
+                    budgets.counting(record.owner(), models.prices(choice), models.runObserver(choice, id, record.owner(), content)));
             if (run.isPresent()) {
                 announce(record, run.get());
                 return run.get();

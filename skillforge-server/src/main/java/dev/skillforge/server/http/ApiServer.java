@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -58,7 +59,7 @@ public final class ApiServer implements AutoCloseable {
      * What the server measures: an observer for each stateless run (made when it starts, given the new message) and the
      * metrics text {@code GET /metrics} answers ({@code null}: no such endpoint).
      */
-    public record Observability(Function<String, EventSink> statelessRunObserver, Supplier<String> metrics) {
+    public record Observability(BiFunction<String, String, EventSink> statelessRunObserver, Supplier<String> metrics) {
     }
 
     private final StatelessAgent stateless;
@@ -216,7 +217,7 @@ public final class ApiServer implements AutoCloseable {
         String key = StatelessAgent.key(request.messages().getFirst().content());
         AgentRun run = AgentRun.start(stateless.loop(), new Transcript(request.messages()), systemPrompt, key,
                 stateless.commands().apply(person, key), new RunEventLog(ids::incrementAndGet),
-                stateless.budgets().counting(person, stateless.prices(), observability.statelessRunObserver().apply(request.newMessage())),
+                stateless.budgets().counting(person, stateless.prices(), observability.statelessRunObserver().apply(person, request.newMessage())),
                 last -> { });
         boolean followedToTheEnd = false;
         try {

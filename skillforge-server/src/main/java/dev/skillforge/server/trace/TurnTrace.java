@@ -36,7 +36,8 @@ import java.util.function.Consumer;
 final class TurnTrace implements EventSink {
 
     /** What a turn is, as far as its spans tell. */
-    record Turn(String provider, String preset, String model, String conversationId, String mode, String message) {
+    /** @param person the id of the person the turn is for ({@code user.id}): never their name or e-mail */
+    record Turn(String provider, String preset, String model, String conversationId, String person, String mode, String message) {
     }
 
     private final Tracer tracer;
@@ -84,6 +85,7 @@ final class TurnTrace implements EventSink {
         if (turn.conversationId() != null) {
             set.put(GenAi.CONVERSATION_ID, turn.conversationId());
         }
+        set.put(GenAi.USER_ID, turn.person());
     }
 
     @FunctionalInterface

@@ -74,6 +74,7 @@ class TracingEndToEndTest {
             assertThat(spans).allSatisfy(span -> assertThat(span.traceId()).isEqualTo(TRACE_ID));
             assertThat(turn.attributes()).containsEntry("gen_ai.operation.name", "invoke_agent")
                     .containsEntry("gen_ai.agent.name", "skillforge").containsEntry("gen_ai.conversation.id", id)
+                    .containsEntry("user.id", "local") // the person's id, never their name or e-mail
                     .containsEntry("gen_ai.provider.name", "skillforge.sim").containsEntry("gen_ai.request.model", SimProviderServer.MODEL)
                     .containsEntry("gen_ai.response.finish_reasons", List.of("complete"))
                     .containsEntry("skillforge.iterations", 2L).containsEntry("skillforge.commands", 1L)
@@ -133,7 +134,8 @@ class TracingEndToEndTest {
             List<ReceivedSpan> spans = receiver.spans();
             ReceivedSpan turn = only(spans, "invoke_agent");
             assertThat(turn.isRoot()).as("no traceparent: a trace of its own").isTrue();
-            assertThat(turn.attributes()).containsEntry("skillforge.mode", "stateless").doesNotContainKey("gen_ai.conversation.id");
+            assertThat(turn.attributes()).containsEntry("skillforge.mode", "stateless").doesNotContainKey("gen_ai.conversation.id")
+                    .containsEntry("user.id", "local");
             assertThat(text(turn.attribute("gen_ai.input.messages"))).isEqualTo("Which skills?");
             assertThat(text(turn.attribute("gen_ai.output.messages"))).isEqualTo(SECOND.text());
 
@@ -160,7 +162,7 @@ class TracingEndToEndTest {
         for (boolean content : new boolean[]{false, true}) {
             try (OtlpReceiver receiver = OtlpReceiver.start()) {
                 try (Tracing tracing = receiver.tracing(Map.of(Tracing.CONTENT_VARIABLE, String.valueOf(content)))) {
-                    EventSink turn = tracing.runObserver("sim", "openai", "gpt-test", "conv-1", "conversation", "hi");
+                    EventSink turn = tracing.runObserver("sim", "openai", "gpt-test", "conv-1", "person-1", "conversation", "hi");
                     turn.accept(new AgentEvent.Text(0, "Running it."));
                     turn.accept(new AgentEvent.ToolStart(0, "cmd-0-0", command));
                     turn.accept(new AgentEvent.ToolResult(0, "cmd-0-0", command, "done", 0));
@@ -204,7 +206,7 @@ class TracingEndToEndTest {
     void aCacheBreakIsAnEventOnTheCallWithItsPosition() throws Exception {
         try (OtlpReceiver receiver = OtlpReceiver.start()) {
             try (Tracing tracing = receiver.tracing(Map.of())) {
-                EventSink turn = tracing.runObserver("sim", "openai", "gpt-test", "conv-1", "conversation", "hi");
+                EventSink turn = tracing.runObserver("sim", "openai", "gpt-test", "conv-1", "person-1", "conversation", "hi");
                 PrefixGuard.Observer guard = tracing.guardObserver(found -> { });
                 guard.verdict("conv-1", PrefixGuard.Verdict.BREAK,
                         new PrefixGuard.Break("conv-1", "sim", "gpt-test", 3, 2, 17, 4, 5));
