@@ -1,6 +1,7 @@
 package dev.skillforge.server;
 
 import dev.skillforge.server.config.SecuritySettings;
+import dev.skillforge.server.config.SkillSettings;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.server.trace.Tracing;
 import dev.skillforge.server.error.ConfigurationException;
@@ -92,6 +93,7 @@ public final class Main {
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
                 .security(security)
+                .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(database)
                 .providers(started(providers, database))
@@ -176,6 +178,7 @@ public final class Main {
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
                 .security(SecuritySettings.fromEnvironment())
+                .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(openDatabase(settings))
                 .providers(ProviderFactory.registry(settings))

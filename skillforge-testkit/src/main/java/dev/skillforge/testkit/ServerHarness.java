@@ -18,7 +18,6 @@ import dev.skillforge.server.provider.openai.OpenAiChatRequest;
 import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimResponder;
-import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
@@ -77,7 +76,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
 
     public final SimProviderServer sim;
     public final SkillForgeServer server;
-    public final SkillStore skills;
+    public final LocalSkills skills;
     public final JdbcConversationStore database;
     public final StoreWriter writer;
     public final ConversationService conversations;
@@ -158,7 +157,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
         SandboxFolders.passable(dataDir);
         server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
                 .database(store).wrapStore(wrapStore).security(security).tracing(tracing).start();
-        skills = server.skills();
+        skills = new LocalSkills(server.skills());
         database = server.database();
         writer = server.writer();
         conversations = server.conversations();

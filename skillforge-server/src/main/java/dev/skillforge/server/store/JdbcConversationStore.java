@@ -1,7 +1,6 @@
 package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
-import dev.skillforge.core.transcript.StorableText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +16,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.Lock;
 
 /**
  * The {@link ConversationStore} on a {@link Database}: one class and the same SQL for SQLite and
@@ -63,8 +60,6 @@ public final class JdbcConversationStore implements ConversationStore {
 
     /** Ids per {@code IN (…)} list: far below both databases' limits on bound parameters. */
     private static final int IN_LIST_CHUNK = 500;
-    /** Driver messages can quote long SQL; errors and logs need only the start. */
-    private static final int MAX_MESSAGE_CHARS = 600;
 
     private static final String CONVERSATION_COLUMNS =
             "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key";
@@ -126,6 +121,7 @@ public final class JdbcConversationStore implements ConversationStore {
 
     private final Database database;
     private final Dialect dialect;
+    private final Transactions transactions;
     private final String listConversations;
     private final String conversationExists;
     private final String selectLease;
@@ -135,6 +131,7 @@ public final class JdbcConversationStore implements ConversationStore {
     public JdbcConversationStore(Database database) {
         this.database = Objects.requireNonNull(database, "database");
         this.dialect = database.dialect();
+        this.transactions = new Transactions(database);
         this.listConversations = "SELECT " + CONVERSATION_COLUMNS + " FROM conversations ORDER BY updated_at DESC, "
                 + dialect.inCodePointOrder("id") + " LIMIT ? OFFSET ?";
         this.conversationExists = "SELECT 1 FROM conversations WHERE id = ?" + dialect.lockAgainstDelete();
@@ -741,71 +738,16 @@ public final class JdbcConversationStore implements ConversationStore {
 
     // ----------------------------------------------------------------------------- plumbing
 
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run(Connection connection) throws SQLException;
+    private <T> T inWriteTransaction(String what, Transactions.SqlWork<T> work) {
+        return transactions.write(what, work);
     }
 
-    private <T> T inWriteTransaction(String what, SqlWork<T> work) {
-        Lock lock = database.writeLock();
-        lock.lock();
-        try (Connection connection = database.connection()) {
-            dialect.begin(connection);
-            try {
-                T result = work.run(connection);
-                dialect.commit(connection);
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollback(connection, e);
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw failure(what, e);
-        } finally {
-            lock.unlock();
-        }
+    private <T> T read(String what, Transactions.SqlWork<T> work) {
+        return transactions.read(what, work);
     }
 
-    private void rollback(Connection connection, Exception cause) {
-        try {
-            dialect.rollback(connection);
-        } catch (SQLException | RuntimeException e) {
-            cause.addSuppressed(e);
-            // The transaction may still be open: a connection in that state must not be reused.
-            database.evict(connection);
-        }
-    }
-
-    private <T> T read(String what, SqlWork<T> work) {
-        try (Connection connection = database.connection()) {
-            return work.run(connection);
-        } catch (SQLException e) {
-            throw failure(what, e);
-        }
-    }
-
-    /** Reads one row of a result. */
-    @FunctionalInterface
-    private interface RowReader<T> {
-        T read(ResultSet row) throws SQLException;
-    }
-
-    /** Every row {@code sql} selects with {@code parameters}, each read by {@code reader}, in order. */
-    private <T> List<T> rows(String what, String sql, RowReader<T> reader, Object... parameters) {
-        return read(what, connection -> {
-            try (PreparedStatement select = connection.prepareStatement(sql)) {
-                for (int i = 0; i < parameters.length; i++) {
-                    select.setObject(i + 1, parameters[i]);
-                }
-                try (ResultSet rows = select.executeQuery()) {
-                    List<T> found = new ArrayList<>();
-                    while (rows.next()) {
-                        found.add(reader.read(rows));
-                    }
-                    return List.copyOf(found);
-                }
-            }
-        });
+    private <T> List<T> rows(String what, String sql, Transactions.RowReader<T> reader, Object... parameters) {
+        return transactions.rows(what, sql, reader, parameters);
     }
 
     /** The epoch column of a row: NULL for a write made under no lease. */
@@ -824,56 +766,6 @@ public final class JdbcConversationStore implements ConversationStore {
             }
             statement.executeUpdate();
         }
-    }
-
-    /**
-     * A {@link StoreRejectedException} when the database refused the data, a {@link StorageFailureException} when it
-     * could not write for lack of room or a failing disk (either anywhere in the chain: drivers wrap the cause of a
-     * failed batch), else a {@link StoreException}.
-     */
-    private StoreException failure(String what, SQLException e) {
-        boolean rejected = false;
-        boolean storageFailure = false;
-        String detail = null;
-        for (SQLException cause : chain(e)) {
-            rejected |= dialect.isRejection(cause);
-            storageFailure |= dialect.isStorageFailure(cause);
-            if (cause != e && detail == null && cause.getMessage() != null && !cause.getMessage().equals(e.getMessage())) {
-                detail = cause.getMessage();
-            }
-        }
-        StringBuilder message = new StringBuilder("Could not ").append(what).append(" on the ")
-                .append(database.description()).append(": ").append(e.getMessage());
-        if (detail != null) {
-            message.append(" (").append(detail).append(')');
-        }
-        if (e.getSQLState() != null) {
-            message.append(" [SQLState ").append(e.getSQLState()).append(']');
-        }
-        String text = StorableText.abbreviate(message.toString(), MAX_MESSAGE_CHARS);
-        if (rejected) {
-            return new StoreRejectedException(text, e);
-        }
-        return storageFailure ? new StorageFailureException(text, e) : new StoreException(text, e);
-    }
-
-    /** The exception with its causes and next exceptions, each once, in the order met. */
-    private static List<SQLException> chain(SQLException e) {
-        List<SQLException> chain = new ArrayList<>();
-        List<Throwable> toVisit = new ArrayList<>(List.of(e));
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        while (!toVisit.isEmpty() && seen.size() < 20) {
-            Throwable next = toVisit.removeFirst();
-            if (next == null || !seen.add(next)) {
-                continue;
-            }
-            if (next instanceof SQLException sql) {
-                chain.add(sql);
-                toVisit.add(sql.getNextException());
-            }
-            toVisit.add(next.getCause());
-        }
-        return chain;
     }
 
     @Override
