@@ -79,6 +79,13 @@ final class SkillHttp {
         ConversationRoutes.json(ctx, written.outcome() == Written.Outcome.CREATED ? 201 : 200, body);
     }
 
+    /** {@link #written(Context, Written)} of a write of one file, with its size ({@code bytes}). */
+    static void written(Context ctx, Written written, SkillPath path) {
+        ObjectNode body = version(written.version()).put("outcome", written.outcome().name().toLowerCase(Locale.ROOT))
+                .put("bytes", written.version().files().stream().filter(f -> f.path().equals(path)).mapToLong(SkillFileInfo::size).sum());
+        ConversationRoutes.json(ctx, written.outcome() == Written.Outcome.CREATED ? 201 : 200, body);
+    }
+
     /** A version as the API shows it. */
     static ObjectNode version(SkillVersion version) {
         ObjectNode node = Json.object().put("name", version.name()).put("version", version.version())

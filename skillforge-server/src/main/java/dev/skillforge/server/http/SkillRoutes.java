@@ -99,7 +99,7 @@ public final class SkillRoutes {
             throw ApiException.badRequest("invalid_request", "'content' must be the whole SKILL.md as a string");
         }
         byte[] bytes = content.asText().getBytes(StandardCharsets.UTF_8);
-        SkillHttp.written(ctx, storeCall(() -> skills.putFile(SkillHttp.caller(ctx), name, SkillPath.SKILL_MD, bytes, api())));
+        SkillHttp.written(ctx, storeCall(() -> skills.putFile(SkillHttp.caller(ctx), name, SkillPath.SKILL_MD, bytes, api())), SkillPath.SKILL_MD);
     }
 
     /** Creates or replaces one file: the body is its bytes ({@code application/octet-stream}). */
@@ -108,7 +108,7 @@ public final class SkillRoutes {
         SkillPath path = SkillHttp.path(ctx);
         byte[] bytes = RequestBodies.readLimited(ctx.req(), (int) Math.min(Integer.MAX_VALUE - 8,
                 path.isSkillMd() ? MAX_PUT_BODY_BYTES : limits.maxFileBytes()));
-        SkillHttp.written(ctx, storeCall(() -> skills.putFile(SkillHttp.caller(ctx), name, path, bytes, api())));
+        SkillHttp.written(ctx, storeCall(() -> skills.putFile(SkillHttp.caller(ctx), name, path, bytes, api())), path);
     }
 
     private void deleteFile(Context ctx) {
@@ -126,10 +126,13 @@ public final class SkillRoutes {
         ctx.status(204);
     }
 
-    /** Copies the person's skill into the team library: for team admins only. */
+    /** Copies the person's own skill into the team library: for team admins only (a skill they lack is a 404 first). */
     private void publish(Context ctx) {
         String name = SkillHttp.name(ctx);
         SkillAccess caller = SkillHttp.caller(ctx);
+        if (skills.current(caller.owner(), name).filter(version -> !version.team()).isEmpty()) {
+            throw SkillHttp.notFound(name);
+        }
         SkillHttp.written(ctx, storeCall(() -> skills.publish(caller, name, api())));
     }
 

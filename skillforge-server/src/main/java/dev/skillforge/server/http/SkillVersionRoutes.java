@@ -71,17 +71,20 @@ final class SkillVersionRoutes {
         SkillHttp.download(ctx, path.value().substring(path.value().lastIndexOf('/') + 1), bytes);
     }
 
-    /** What changed from version {@code from} to version {@code to}; a deleting version counts as holding no files. */
+    /**
+     * What changed from version {@code from} to version {@code to}: by default from the version before {@code to}, to the
+     * newest. Version 0 is the empty folder before version 1; a deleting version counts as holding no files.
+     */
     private void diff(Context ctx) {
         String name = SkillHttp.name(ctx);
-        int from = number(ctx, "from");
-        int to = number(ctx, "to");
         List<SkillVersion> history = skills.history(SkillHttp.caller(ctx).owner(), name);
         if (history.isEmpty()) {
             throw SkillHttp.notFound(name);
         }
-        SkillFolder before = contents(ctx, history, name, from);
-        SkillFolder after = contents(ctx, history, name, to);
+        int to = number(ctx, "to", history.getFirst().version());
+        int from = number(ctx, "from", to - 1);
+        SkillFolder before = from == 0 ? null : contents(ctx, history, name, from);
+        SkillFolder after = to == 0 ? null : contents(ctx, history, name, to);
         ObjectNode body = Json.object().put("name", name).put("from", from).put("to", to);
         ArrayNode files = body.putArray("files");
         for (VersionDiff.FileChange change : VersionDiff.between(before, after)) {
@@ -117,9 +120,12 @@ final class SkillVersionRoutes {
         return found.deleted() ? null : folder(ctx, name, version);
     }
 
-    private static int number(Context ctx, String parameter) {
+    private static int number(Context ctx, String parameter, int fallback) {
         String value = ctx.queryParam(parameter);
-        if (value == null || !value.matches("[0-9]{1,9}")) {
+        if (value == null) {
+            return fallback;
+        }
+        if (!value.matches("[0-9]{1,9}")) {
             throw ApiException.badRequest("invalid_request", "'" + parameter + "' must be a version number, e.g. ?from=2&to=3");
         }
         return Integer.parseInt(value);
