@@ -57,10 +57,13 @@ public final class SkillRoutes {
         versions.register(config);
     }
 
+    /** The skills the person reads, or with {@code ?deleted=true} their own deleted ones (each with the version that deleted it). */
     private void list(Context ctx) {
+        String owner = SkillHttp.caller(ctx).owner();
+        boolean deleted = "true".equals(ctx.queryParam("deleted"));
         ObjectNode body = Json.object();
         ArrayNode items = body.putArray("skills");
-        for (SkillSummary summary : skills.list(SkillHttp.caller(ctx).owner())) {
+        for (SkillSummary summary : deleted ? skills.deleted(owner) : skills.list(owner)) {
             items.addObject().put("name", summary.name()).put("description", summary.description()).put("version", summary.version())
                     .put("updatedAt", summary.updatedAt()).put("library", summary.team() ? "team" : "own");
         }

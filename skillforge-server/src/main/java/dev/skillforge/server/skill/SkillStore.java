@@ -36,6 +36,12 @@ public interface SkillStore {
     List<SkillSummary> list(String owner);
 
     /**
+     * The person's own deleted skills, sorted by name: each with its deleting version and the description it had, so
+     * that they can be found and restored.
+     */
+    List<SkillSummary> deleted(String owner);
+
+    /**
      * The listed skills ({@link #list}) whose name, description or SKILL.md contains every one of {@code words},
      * ignoring case. Blank words are ignored; no words match every skill.
      */

@@ -159,6 +159,9 @@ abstract class SkillStoreContract {
         assertThat(store().delete(ANN, "tea", BY_MODEL)).as("nothing live to delete").isEmpty();
         assertThat(store().current("ann", "tea")).isEmpty();
         assertThat(store().list("ann")).isEmpty();
+        assertThat(store().deleted("ann")).extracting(SkillSummary::name, SkillSummary::version, SkillSummary::description)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("tea", 3, "Second."));
+        assertThat(store().deleted("bob")).isEmpty();
         assertThat(store().history("ann", "tea")).extracting(SkillVersion::version).containsExactly(3, 2, 1);
         assertThat(store().folder("ann", "tea", 3)).isEmpty();
 
@@ -169,6 +172,7 @@ abstract class SkillStoreContract {
         assertThat(restored.version().source().restoredFrom()).isEqualTo(1);
         assertThat(text("ann", "tea", 4, "assets/a.txt")).isEqualTo("a");
         assertThat(store().list("ann")).extracting(SkillSummary::name).containsExactly("tea");
+        assertThat(store().deleted("ann")).isEmpty();
         assertThatThrownBy(() -> store().restore(ANN, "tea", 3, BY_HAND)).isInstanceOf(SkillException.class)
                 .hasMessageContaining("the one that deleted it");
         assertThatThrownBy(() -> store().restore(ANN, "tea", 9, BY_HAND))

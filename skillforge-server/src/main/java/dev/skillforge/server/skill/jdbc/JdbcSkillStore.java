@@ -70,6 +70,11 @@ public final class JdbcSkillStore implements SkillStore {
     }
 
     @Override
+    public List<SkillSummary> deleted(String owner) {
+        return transactions.read("list the deleted skills of " + owner, connection -> summaries(SkillRows.deleted(connection, owner)));
+    }
+
+    @Override
     public List<SkillSummary> search(String owner, Collection<String> words) {
         List<String> needles = words.stream().filter(w -> !w.isBlank()).map(w -> w.toLowerCase(Locale.ROOT)).toList();
         List<SkillSummary> listed = list(owner);

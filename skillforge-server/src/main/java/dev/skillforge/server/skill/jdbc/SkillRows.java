@@ -44,6 +44,7 @@ final class SkillRows {
     private static final String LIVE = " FROM skill_versions v WHERE v.owner = ? AND v.deleted = 0"
             + " AND v.version = (SELECT MAX(w.version) FROM skill_versions w WHERE w.owner = v.owner AND w.name = v.name)";
     private static final String SELECT_LIVE = "SELECT " + VERSION_COLUMNS + LIVE;
+    private static final String SELECT_DELETED = "SELECT " + VERSION_COLUMNS + LIVE.replace("v.deleted = 0", "v.deleted = 1");
     private static final String SELECT_LIVE_SKILL_MDS = "SELECT v.name, b.data" + LIVE.replace(" WHERE ",
             " JOIN skill_version_files f ON f.owner = v.owner AND f.name = v.name AND f.version = v.version AND f.path = 'SKILL.md'"
                     + " JOIN skill_blobs b ON b.owner = f.owner AND b.sha256 = f.sha256 WHERE ");
@@ -96,6 +97,11 @@ final class SkillRows {
     /** The live skills of {@code owner} (without their files), in no particular order. */
     static List<SkillVersion> live(Connection connection, String owner) throws SQLException {
         return Transactions.rows(connection, SELECT_LIVE, SkillRows::version, owner);
+    }
+
+    /** The skills of {@code owner} whose newest version deleted them (without files), in no particular order. */
+    static List<SkillVersion> deleted(Connection connection, String owner) throws SQLException {
+        return Transactions.rows(connection, SELECT_DELETED, SkillRows::version, owner);
     }
 
     /** The SKILL.md of each live skill of {@code owner}, by name. */
