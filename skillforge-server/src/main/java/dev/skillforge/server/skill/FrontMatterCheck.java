@@ -76,8 +76,8 @@ final class FrontMatterCheck {
         for (Object field : fields.keySet()) {
             if (!(field instanceof String key) || !FIELDS.contains(key)) {
                 problems.add("the front matter field " + SkillName.quote(String.valueOf(field)) + " is not one of the Agent Skills"
-                        + " specification's (name, description, license, compatibility, metadata, allowed-tools): move it into"
-                        + " metadata, as an indented line " + SkillName.quote(field + ": …") + " under a line metadata:.");
+                        + " specification's (name, description, license, compatibility, metadata, allowed-tools): move it under"
+                        + " metadata (a line metadata: then an indented line " + SkillName.quote(field + ": ...") + ").");
             }
         }
     }
