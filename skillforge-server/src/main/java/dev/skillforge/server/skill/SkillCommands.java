@@ -42,12 +42,12 @@ public final class SkillCommands {
     public static final String COMMANDS = """
             skill list                  all skills, each with its description
             skill get NAME [PATH]       the SKILL.md of skill NAME, or its file PATH
-            skill files NAME            the files of skill NAME, with their sizes
-            skill set NAME              create or replace the SKILL.md of skill NAME; the whole SKILL.md goes on the lines after this one, in the same tag
-            skill file NAME PATH        create or replace the file PATH of skill NAME (under scripts/, references/ or assets/); its whole content goes on the lines after this one, in the same tag
-            skill history NAME          every version of skill NAME, newest first: when, by whom, what changed
-            skill restore NAME VERSION  make an earlier version of skill NAME the current one again (also brings a deleted skill back)
-            skill delete NAME           delete skill NAME (its versions stay: skill restore brings it back)
+            skill files NAME            the files of skill NAME
+            skill set NAME              create or replace skill NAME; the whole SKILL.md goes on the lines after this one, in the same tag
+            skill file NAME PATH        create or replace file PATH of skill NAME (under scripts/, references/ or assets/); its content goes on the lines after this one
+            skill history NAME          the versions of skill NAME, newest first
+            skill restore NAME VERSION  make an earlier version current again (also undoes a delete)
+            skill delete NAME           delete skill NAME (skill restore brings it back)
             skill search WORDS...       the skills whose name, description or instructions contain every word (any case)
             skill help                  this list
             """;
