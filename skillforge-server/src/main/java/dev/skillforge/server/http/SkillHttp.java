@@ -75,14 +75,16 @@ final class SkillHttp {
 
     /** A version and what the write did, as a write's answer: 201 when it created the skill, else 200. */
     static void written(Context ctx, Written written) {
-        ObjectNode body = version(written.version()).put("outcome", written.outcome().name().toLowerCase(Locale.ROOT));
-        ConversationRoutes.json(ctx, written.outcome() == Written.Outcome.CREATED ? 201 : 200, body);
+        answer(ctx, written, version(written.version()).put("outcome", written.outcome().name().toLowerCase(Locale.ROOT)));
     }
 
     /** {@link #written(Context, Written)} of a write of one file, with its size ({@code bytes}). */
     static void written(Context ctx, Written written, SkillPath path) {
-        ObjectNode body = version(written.version()).put("outcome", written.outcome().name().toLowerCase(Locale.ROOT))
-                .put("bytes", written.version().files().stream().filter(f -> f.path().equals(path)).mapToLong(SkillFileInfo::size).sum());
+        answer(ctx, written, version(written.version()).put("outcome", written.outcome().name().toLowerCase(Locale.ROOT))
+                .put("bytes", written.version().files().stream().filter(f -> f.path().equals(path)).mapToLong(SkillFileInfo::size).sum()));
+    }
+
+    private static void answer(Context ctx, Written written, ObjectNode body) {
         ConversationRoutes.json(ctx, written.outcome() == Written.Outcome.CREATED ? 201 : 200, body);
     }
 

@@ -4,7 +4,6 @@ import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.skill.SkillAccess;
 import dev.skillforge.server.skill.SkillFileInfo;
 import dev.skillforge.server.skill.SkillMediaTypes;
-import dev.skillforge.server.skill.SkillPath;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SkillSummary;
 import dev.skillforge.server.skill.SkillText;

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -38,12 +37,7 @@ class PostgresSkillStoreTest extends SkillStoreContract {
 
     @BeforeEach
     void createDatabase() throws SQLException {
-        String name = "skills_" + DATABASES.incrementAndGet();
-        try (Connection connection = server.server().getPostgresDatabase().getConnection();
-             Statement statement = connection.createStatement()) {
-            statement.execute("CREATE DATABASE " + name);
-        }
-        url = "jdbc:postgresql://localhost:" + server.server().getPort() + "/" + name;
+        url = server.newDatabase("skills_" + DATABASES.incrementAndGet());
     }
 
     @Override
