@@ -113,8 +113,8 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
                      "SELECT COUNT(*), MAX(version) FROM flyway_schema_history WHERE success = 1")) {
             assertThat(reopened.entries("c-1")).containsExactly(entry("c-1", 0, "kept"));
             history.next();
-            assertThat(history.getInt(1)).isEqualTo(7);
-            assertThat(history.getString(2)).isEqualTo("7");
+            assertThat(history.getInt(1)).isEqualTo(8);
+            assertThat(history.getString(2)).isEqualTo("8");
         }
     }
 
