@@ -2,6 +2,7 @@ package dev.skillforge.server;
 
 import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.config.SecuritySettings;
+import dev.skillforge.server.config.SkillSettings;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.server.trace.Tracing;
 import dev.skillforge.server.error.ConfigurationException;
@@ -96,6 +97,7 @@ public final class Main {
                 .conversationTimings(settings.conversationTimings())
                 .security(security)
                 .team(team)
+                .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(database)
                 .providers(started(providers, database))
@@ -180,6 +182,7 @@ public final class Main {
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
                 .security(SecuritySettings.fromEnvironment())
+                .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(openDatabase(settings))
                 .providers(ProviderFactory.registry(settings))

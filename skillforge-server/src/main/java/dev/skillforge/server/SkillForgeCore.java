@@ -21,8 +21,11 @@ import dev.skillforge.server.exec.Workspaces;
 import dev.skillforge.server.conversation.StatelessAgent;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.skill.OldSkillsFolder;
 import dev.skillforge.server.skill.SkillCommands;
+import dev.skillforge.server.skill.SkillLimits;
 import dev.skillforge.server.skill.SkillStore;
+import dev.skillforge.server.skill.jdbc.JdbcSkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.webpage.WebCommands;
 import dev.skillforge.server.store.ConversationStore;
@@ -41,14 +44,15 @@ import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 
 /**
- * What every door of SkillForge serves from, with no door of its own: the skills under the data
- * folder, the conversation store and its background writer, the conversations on the configured
+ * What every door of SkillForge serves from, with no door of its own: the skills and their
+ * versions (in the database, beside the conversations), the conversation store and its background writer, the conversations on the configured
  * providers, the command runner and the metrics. {@link SkillForgeServer} puts the HTTP API (and
  * {@code /mcp}) in front of it; {@code skillforge mcp} puts the MCP stdio transport in front of it.
  */
 public final class SkillForgeCore implements AutoCloseable {
 
     private final SkillStore skills;
+    private final SkillLimits skillLimits;
     private final JdbcConversationStore database;
     private final ConversationStore store;
     private final StoreWriter writer;
@@ -65,7 +69,7 @@ public final class SkillForgeCore implements AutoCloseable {
     private final Spending spending;
 
     private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
-                           StoreWriter writer, InstanceIdentity identity, SkillStore skills, Workspaces workspaces,
+                           StoreWriter writer, InstanceIdentity identity, SkillStore skills, SkillLimits skillLimits, Workspaces workspaces,
                            CommandRouter commands, CommandStats commandStats, ServerMetrics metrics, ProviderModels models,
                            Tracing tracing, ConversationService conversations, Optional<Team> team, Spending spending) {
         this.providers = providers;
@@ -74,6 +78,7 @@ public final class SkillForgeCore implements AutoCloseable {
         this.writer = writer;
         this.identity = identity;
         this.skills = skills;
+        this.skillLimits = skillLimits;
         this.workspaces = workspaces;
         this.commandStats = commandStats;
         this.metrics = metrics;
@@ -107,6 +112,7 @@ public final class SkillForgeCore implements AutoCloseable {
         private InstantSource clock = InstantSource.system();
         private Tracing tracing = Tracing.off();
         private Optional<TeamSettings> team = Optional.empty();
+        private SkillLimits skillLimits = SkillLimits.DEFAULT;
 
         private Builder(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
@@ -170,6 +176,12 @@ public final class SkillForgeCore implements AutoCloseable {
             return team;
         }
 
+        /** Files and bytes a skill may hold, versions kept; {@link SkillLimits#DEFAULT} by default. */
+        public Builder skillLimits(SkillLimits limits) {
+            this.skillLimits = Objects.requireNonNull(limits);
+            return this;
+        }
+
         SecuritySettings security() {
             return security;
         }
@@ -208,14 +220,15 @@ public final class SkillForgeCore implements AutoCloseable {
                 DataFolder.prepare(dataDir, sandboxUser);
                 Workspaces workspaces = Workspaces.at(dataDir.resolve("workspaces"), sandboxUser, security.sandbox().quota());
                 Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspaces); // probed before anything starts
-                SkillStore skills = new SkillStore(dataDir.resolve("skills"));
+                SkillStore skills = new JdbcSkillStore(database.database(), skillLimits, clock);
+                new OldSkillsFolder(dataDir.resolve("skills")).importInto(skills, skillLimits);
                 ConversationStore store = wrapStore.apply(database);
                 StoreWriter writer = opened.add(new StoreWriter(store));
                 InstanceIdentity identity = opened.add(InstanceIdentity.of(dataDir));
                 CommandStats commandStats = new CommandStats();
                 ServerMetrics metrics = new ServerMetrics();
                 WebCommands web = opened.add(new WebCommands(security.web()));
-                CommandRouter commands = new CommandRouter(new SkillCommands(skills), web,
+                CommandRouter commands = new CommandRouter(new SkillCommands(skills)::in, web,
                         new ProcessRunner(security.commands(), sandbox, security.limits(), commandStats), workspaces, commandStats);
                 ProviderModels models = new ProviderModels(providers, turnLimits, metrics, PrefixGuard.strictByProperty(), tracing);
                 JdbcPeopleStore people = new JdbcPeopleStore(database.database());
@@ -227,7 +240,7 @@ public final class SkillForgeCore implements AutoCloseable {
                         spending, identity.id(), timings, clock));
                 conversations.recover();
                 conversations.startMaintenance();
-                return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, workspaces, commands,
+                return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, skillLimits, workspaces, commands,
                         commandStats, metrics, models, tracing, conversations, teamOfPeople, spending);
             } catch (IOException | RuntimeException e) {
                 opened.closeAll(e);
@@ -238,6 +251,11 @@ public final class SkillForgeCore implements AutoCloseable {
 
     public SkillStore skills() {
         return skills;
+    }
+
+    /** What a skill may hold, and how many versions are kept. */
+    public SkillLimits skillLimits() {
+        return skillLimits;
     }
 
     /** The database itself, beneath any decorator. */

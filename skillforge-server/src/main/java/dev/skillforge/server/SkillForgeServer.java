@@ -21,6 +21,7 @@ import dev.skillforge.server.mcp.SkillForgeMcp;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.skill.SkillLimits;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.ConversationStore;
@@ -40,7 +41,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
- * The whole server wired together: the {@link SkillForgeCore} (skills under the data folder, the
+ * The whole server wired together: the {@link SkillForgeCore} (skills and their versions, the
  * conversation store and its background writer, the agent loop on the configured providers) behind
  * the HTTP API, with the MCP endpoint {@code /mcp} beside it. Used by the {@code serve} command, the
  * tests and the benchmarks, so all three run the same thing.
@@ -144,6 +145,12 @@ public final class SkillForgeServer implements AutoCloseable {
             return this;
         }
 
+        /** @see SkillForgeCore.Builder#skillLimits */
+        public Builder skillLimits(SkillLimits limits) {
+            core.skillLimits(limits);
+            return this;
+        }
+
         /** @see SkillForgeCore.Builder#clock */
         public Builder clock(InstantSource source) {
             core.clock(source);
@@ -192,7 +199,7 @@ public final class SkillForgeServer implements AutoCloseable {
             PeopleRoutes people = new PeopleRoutes(started.team(), started.spending());
             return ApiServer.start(host, port, started.stateless(), SystemPrompt.of(security.web().enabled()),
                     new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
-                    conversationRoutes, new SkillRoutes(started.skills()),
+                    conversationRoutes, new SkillRoutes(started.skills(), started.skillLimits()),
                     new ApiServer.Observability(started::statelessObserver, metrics::scrape),
                     httpSecurity, () -> {
                         var counts = Json.object();

@@ -19,7 +19,6 @@ import dev.skillforge.server.provider.openai.OpenAiChatRequest;
 import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimResponder;
-import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
@@ -79,7 +78,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
 
     public final SimProviderServer sim;
     public final SkillForgeServer server;
-    public final SkillStore skills;
+    public final LocalSkills skills;
     public final JdbcConversationStore database;
     public final StoreWriter writer;
     public final ConversationService conversations;
@@ -179,7 +178,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
         server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
                 .address("127.0.0.1", team.map(settings -> settings.publicUrl().getPort()).orElse(0)).team(team)
                 .database(store).wrapStore(wrapStore).security(security).tracing(tracing).start();
-        skills = server.skills();
+        skills = new LocalSkills(server.skills());
         database = server.database();
         writer = server.writer();
         conversations = server.conversations();

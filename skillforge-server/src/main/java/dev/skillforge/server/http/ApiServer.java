@@ -109,7 +109,7 @@ public final class ApiServer implements AutoCloseable {
             conversations.register(config);
             skills.register(config);
             otherDoors.accept(config);
-            config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
+            config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage(), e.problems()));
             config.routes.exception(DocumentException.class, (e, ctx) -> error(ctx, switch (e.kind()) {
                 case INVALID -> 400;
                 case TOO_LARGE -> 413;
@@ -149,11 +149,14 @@ public final class ApiServer implements AutoCloseable {
         return app.port();
     }
 
-    /** Every route the API registered, as {@code METHOD /path} ({@code {param}} for path parameters): what /openapi.json must describe. */
+    /**
+     * Every route the API registered, as {@code METHOD /path} ({@code {param}} for path parameters, also those that
+     * take slashes): what /openapi.json must describe.
+     */
     public List<String> routes() {
         return app.unsafe.internalRouter.allHttpHandlers().stream().map(handler -> handler.endpoint)
                 .filter(endpoint -> endpoint.method.isHttpMethod())
-                .map(endpoint -> endpoint.method.name() + " " + endpoint.path).sorted().toList();
+                .map(endpoint -> endpoint.method.name() + " " + endpoint.path.replaceAll("<([^>]+)>", "{$1}")).sorted().toList();
     }
 
     private void health(Context ctx) {
@@ -230,6 +233,11 @@ public final class ApiServer implements AutoCloseable {
     }
 
     static void error(Context ctx, int status, String code, String message) {
+        error(ctx, status, code, message, List.of());
+    }
+
+    /** The error body, with {@code problems} listed when there are some (never for a 404, which says nothing more). */
+    static void error(Context ctx, int status, String code, String message, List<String> problems) {
         ctx.attribute(ERROR_WRITTEN, true);
         ObjectNode body = Json.object();
         if (status == 404) {
@@ -238,7 +246,10 @@ public final class ApiServer implements AutoCloseable {
                 message = HttpSecurity.NOT_FOUND_MESSAGE; // one answer for an unknown id, name or path and a missing token
             }
         }
-        body.putObject("error").put("code", code).put("message", message);
+        ObjectNode error = body.putObject("error").put("code", code).put("message", message);
+        if (!problems.isEmpty() && status != 404) {
+            problems.forEach(error.putArray("problems")::add);
+        }
         ctx.status(status).contentType("application/json").result(Json.write(body));
     }
 

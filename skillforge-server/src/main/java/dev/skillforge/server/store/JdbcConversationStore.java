@@ -1,7 +1,6 @@
 package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
-import dev.skillforge.core.transcript.StorableText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +16,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.Lock;
 
 /**
  * The {@link ConversationStore} on a {@link Database}: one class and the same SQL for SQLite and
@@ -63,8 +60,7 @@ public final class JdbcConversationStore implements ConversationStore {
 
     /** Ids per {@code IN (…)} list: far below both databases' limits on bound parameters. */
     private static final int IN_LIST_CHUNK = 500;
-    /** Driver messages can quote long SQL; errors and logs need only the start. */
-    
+
     private static final String CONVERSATION_COLUMNS =
             "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key, owner";
     private static final String ENTRY_COLUMNS =
@@ -126,8 +122,8 @@ public final class JdbcConversationStore implements ConversationStore {
             "UPDATE leases SET owner = NULL, requested_by = NULL WHERE conversation_id = ? AND owner = ?";
 
     private final Database database;
-    private final DatabaseWork work;
     private final Dialect dialect;
+    private final Transactions transactions;
     private final String listConversations;
     private final String conversationExists;
     private final String selectLease;
@@ -136,8 +132,8 @@ public final class JdbcConversationStore implements ConversationStore {
     /** A store on {@code database}, which it owns from now on: {@link #close()} closes it. */
     public JdbcConversationStore(Database database) {
         this.database = Objects.requireNonNull(database, "database");
-        this.work = new DatabaseWork(database);
         this.dialect = database.dialect();
+        this.transactions = new Transactions(database);
         this.listConversations = "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE owner = ? ORDER BY updated_at DESC, "
                 + dialect.inCodePointOrder("id") + " LIMIT ? OFFSET ?";
         this.conversationExists = "SELECT 1 FROM conversations WHERE id = ?" + dialect.lockAgainstDelete();
@@ -171,7 +167,7 @@ public final class JdbcConversationStore implements ConversationStore {
         }
         WriteValidation.requireStorable(batch);
         String what = batch.size() == 1 ? "apply 1 write" : "apply " + batch.size() + " writes";
-        BatchApplier applier = work.inWriteTransaction(what, connection -> {
+        BatchApplier applier = transactions.write(what, connection -> {
             try (BatchApplier batchApplier = new BatchApplier(connection)) {
                 batchApplier.apply(batch);
                 return batchApplier;
@@ -489,7 +485,7 @@ public final class JdbcConversationStore implements ConversationStore {
     @Override
     public Optional<ConversationRecord> conversation(String id) {
         Objects.requireNonNull(id, "id");
-        return work.read("read conversation " + id, connection -> {
+        return transactions.read("read conversation " + id, connection -> {
             try (PreparedStatement select = connection.prepareStatement(SELECT_CONVERSATION)) {
                 select.setString(1, id);
                 try (ResultSet rows = select.executeQuery()) {
@@ -503,7 +499,7 @@ public final class JdbcConversationStore implements ConversationStore {
     public Optional<ConversationRecord> conversation(String owner, String id) {
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(id, "id");
-        return work.read("read conversation " + id, connection -> {
+        return transactions.read("read conversation " + id, connection -> {
             try (PreparedStatement select = connection.prepareStatement(SELECT_OWNED_CONVERSATION)) {
                 select.setString(1, id);
                 select.setString(2, owner);
@@ -523,7 +519,7 @@ public final class JdbcConversationStore implements ConversationStore {
         if (limit == 0) {
             return List.of();
         }
-        return work.rows("list conversations", listConversations, JdbcConversationStore::conversationRecord, owner, limit, offset);
+        return transactions.rows("list conversations", listConversations, JdbcConversationStore::conversationRecord, owner, limit, offset);
     }
 
     @Override
@@ -544,7 +540,7 @@ public final class JdbcConversationStore implements ConversationStore {
         sql.append(") OR id IN (").append(dialect.entriesMatching()).append(")) ORDER BY updated_at DESC, id LIMIT ?");
         parameters.add(dialect.matchOf(words));
         parameters.add(limit);
-        return work.rows("search conversations", sql.toString(), JdbcConversationStore::conversationRecord, parameters.toArray());
+        return transactions.rows("search conversations", sql.toString(), JdbcConversationStore::conversationRecord, parameters.toArray());
     }
 
     /** The words of a search, lower case: runs of letters and digits (nothing else reaches the SQL's match syntax), at most 8. */
@@ -556,7 +552,7 @@ public final class JdbcConversationStore implements ConversationStore {
     @Override
     public long count(String owner) {
         Objects.requireNonNull(owner, "owner");
-        return work.read("count conversations", connection -> {
+        return transactions.read("count conversations", connection -> {
             try (PreparedStatement select = connection.prepareStatement(COUNT_CONVERSATIONS)) {
                 select.setString(1, owner);
                 try (ResultSet rows = select.executeQuery()) {
@@ -571,12 +567,12 @@ public final class JdbcConversationStore implements ConversationStore {
     public List<StoredEntry> entries(String conversationId) {
         Objects.requireNonNull(conversationId, "conversationId");
         String what = "read the entries of conversation " + conversationId;
-        List<StoredEntry> entries = work.rows(what, SELECT_ENTRIES,
+        List<StoredEntry> entries = transactions.rows(what, SELECT_ENTRIES,
                 row -> new StoredEntry(row.getString(1), row.getInt(2), row.getInt(3), row.getString(4), row.getString(5),
                         row.getString(6), row.getString(7), row.getLong(8)),
                 conversationId);
         Map<Integer, List<Attachment>> attachments = new HashMap<>();
-        work.rows(what, SELECT_ATTACHMENTS, row -> attachments.computeIfAbsent(row.getInt(1), seq -> new ArrayList<>())
+        transactions.rows(what, SELECT_ATTACHMENTS, row -> attachments.computeIfAbsent(row.getInt(1), seq -> new ArrayList<>())
                 .add(new Attachment(row.getString(2), row.getString(3), row.getString(4), row.getLong(5), row.getString(6))), conversationId);
         if (attachments.isEmpty()) {
             return entries;
@@ -589,14 +585,14 @@ public final class JdbcConversationStore implements ConversationStore {
     public Optional<byte[]> attachmentFile(String conversationId, String sha256) {
         Objects.requireNonNull(conversationId, "conversationId");
         Objects.requireNonNull(sha256, "sha256");
-        return work.rows("read an attached file of conversation " + conversationId, SELECT_FILE, row -> row.getBytes(1),
+        return transactions.rows("read an attached file of conversation " + conversationId, SELECT_FILE, row -> row.getBytes(1),
                 conversationId, sha256).stream().findFirst();
     }
 
     @Override
     public List<TurnRecord> turns(String conversationId) {
         Objects.requireNonNull(conversationId, "conversationId");
-        return work.rows("read the turns of conversation " + conversationId, SELECT_TURNS, row -> {
+        return transactions.rows("read the turns of conversation " + conversationId, SELECT_TURNS, row -> {
             long endedAt = row.getLong(5);
             Long ended = row.wasNull() ? null : endedAt;
             return new TurnRecord(row.getString(1), row.getInt(2), row.getString(3), row.getLong(4), ended, row.getString(6));
@@ -624,7 +620,7 @@ public final class JdbcConversationStore implements ConversationStore {
         Objects.requireNonNull(conversationId, "conversationId");
         Objects.requireNonNull(owner, "owner");
         long expiresAt = expiry(nowMillis, ttlMillis);
-        return work.inWriteTransaction("acquire the lease of conversation " + conversationId, connection -> {
+        return transactions.write("acquire the lease of conversation " + conversationId, connection -> {
             update(connection, ENSURE_LEASE_ROW, conversationId);
             LeaseRow row;
             try (PreparedStatement select = connection.prepareStatement(selectLease)) {
@@ -673,7 +669,7 @@ public final class JdbcConversationStore implements ConversationStore {
         }
         List<String> ids = new ArrayList<>(conversationIds);
         Collections.sort(ids); // one lock order for every renewer
-        return work.inWriteTransaction("renew " + ids.size() + " leases", connection -> {
+        return transactions.write("renew " + ids.size() + " leases", connection -> {
             Set<String> held = new LinkedHashSet<>();
             Set<String> requested = new LinkedHashSet<>();
             for (int from = 0; from < ids.size(); from += IN_LIST_CHUNK) {
@@ -737,7 +733,7 @@ public final class JdbcConversationStore implements ConversationStore {
     @Override
     public Set<String> leasesHeldBy(String owner) {
         Objects.requireNonNull(owner, "owner");
-        return Set.copyOf(work.rows("read the leases of " + owner, LEASES_HELD_BY, row -> row.getString(1), owner));
+        return Set.copyOf(transactions.rows("read the leases of " + owner, LEASES_HELD_BY, row -> row.getString(1), owner));
     }
 
     /**
@@ -750,7 +746,7 @@ public final class JdbcConversationStore implements ConversationStore {
     public void releaseLease(String conversationId, String owner) {
         Objects.requireNonNull(conversationId, "conversationId");
         Objects.requireNonNull(owner, "owner");
-        work.inWriteTransaction("release the lease of conversation " + conversationId, connection -> {
+        transactions.write("release the lease of conversation " + conversationId, connection -> {
             update(connection, RELEASE_LEASE, conversationId, owner);
             return null;
         });
@@ -783,8 +779,6 @@ public final class JdbcConversationStore implements ConversationStore {
             statement.executeUpdate();
         }
     }
-
-
 
     @Override
     public void close() {

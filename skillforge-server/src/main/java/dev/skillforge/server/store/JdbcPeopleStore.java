@@ -41,11 +41,11 @@ public final class JdbcPeopleStore {
     }
 
     private final Database database;
-    private final DatabaseWork work;
+    private final Transactions work;
 
     public JdbcPeopleStore(Database database) {
         this.database = Objects.requireNonNull(database, "database");
-        this.work = new DatabaseWork(database);
+        this.work = new Transactions(database);
     }
 
     // ---------------------------------------------------------------------------------- people
@@ -55,7 +55,7 @@ public final class JdbcPeopleStore {
      * made with a new id the first time, with the name and e-mail the issuer gave now.
      */
     public Person signedIn(String issuer, String subject, String name, String email, boolean emailVerified, long nowMillis) {
-        return work.inWriteTransaction("record a sign-in", connection -> {
+        return work.write("record a sign-in", connection -> {
             try (PreparedStatement update = connection.prepareStatement("UPDATE people SET name = ?, email = ?, email_verified = ?,"
                     + " last_sign_in = ? WHERE issuer = ? AND subject = ?")) {
                 update.setString(1, name);
@@ -119,7 +119,7 @@ public final class JdbcPeopleStore {
      * @return the person as changed, or empty when there is none with this id
      */
     public Optional<Person> update(String id, Optional<Boolean> disabled, Optional<OptionalLong> budgetMicros) {
-        work.inWriteTransaction("change a person", connection -> {
+        work.write("change a person", connection -> {
             if (disabled.isPresent()) {
                 try (PreparedStatement update = connection.prepareStatement("UPDATE people SET disabled = ? WHERE id = ?")) {
                     update.setInt(1, disabled.get() ? 1 : 0);
@@ -150,19 +150,20 @@ public final class JdbcPeopleStore {
     }
 
     /**
-     * Gives {@code personId} what the built-in person of a server without sign-in owned (conversations and spend), as
-     * the first admin of a team server that was one person's before.
+     * Gives {@code personId} what the built-in person of a server without sign-in owned (conversations, skills with their
+     * history, and spend), as the first admin of a team server that was one person's before.
      *
      * @return how many conversations changed owner
      */
     public int claimLocal(String personId) {
-        return work.inWriteTransaction("give the one person's data to " + personId, connection -> {
+        return work.write("give the one person's data to " + personId, connection -> {
             int conversations;
             try (PreparedStatement update = connection.prepareStatement("UPDATE conversations SET owner = ? WHERE owner = ?")) {
                 update.setString(1, personId);
                 update.setString(2, Caller.LOCAL_ID);
                 conversations = update.executeUpdate();
             }
+            claimSkills(connection, personId);
             try (PreparedStatement update = connection.prepareStatement("UPDATE spend SET person_id = ? WHERE person_id = ?"
                     + " AND NOT EXISTS (SELECT 1 FROM spend mine WHERE mine.person_id = ? AND mine.month = spend.month)")) {
                 update.setString(1, personId);
@@ -174,10 +175,45 @@ public final class JdbcPeopleStore {
         });
     }
 
+    /**
+     * The one person's skills, versions and contents, copied to {@code personId} and then removed (their keys hold the
+     * owner, which foreign keys tie together: copied rather than changed in place); only when {@code personId} has no
+     * skill yet, so no name meets another.
+     */
+    private static void claimSkills(java.sql.Connection connection, String personId) throws SQLException {
+        try (PreparedStatement mine = connection.prepareStatement("SELECT 1 FROM skill_versions WHERE owner = ?")) {
+            mine.setString(1, personId);
+            try (ResultSet rows = mine.executeQuery()) {
+                if (rows.next()) {
+                    return;
+                }
+            }
+        }
+        for (String sql : List.of(
+                "INSERT INTO skill_blobs (owner, sha256, size, data) SELECT ?, sha256, size, data FROM skill_blobs WHERE owner = ?",
+                "INSERT INTO skill_versions (owner, name, version, created_at, door, conversation_id, restored_from, deleted, description)"
+                        + " SELECT ?, name, version, created_at, door, conversation_id, restored_from, deleted, description"
+                        + " FROM skill_versions WHERE owner = ?",
+                "INSERT INTO skill_version_files (owner, name, version, path, sha256, size)"
+                        + " SELECT ?, name, version, path, sha256, size FROM skill_version_files WHERE owner = ?")) {
+            try (PreparedStatement copy = connection.prepareStatement(sql)) {
+                copy.setString(1, personId);
+                copy.setString(2, Caller.LOCAL_ID);
+                copy.executeUpdate();
+            }
+        }
+        for (String table : List.of("skill_version_files", "skill_versions", "skill_blobs")) {
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE owner = ?")) {
+                delete.setString(1, Caller.LOCAL_ID);
+                delete.executeUpdate();
+            }
+        }
+    }
+
     // -------------------------------------------------------------------------------- sessions
 
     public void addSession(String secretHash, String personId, long nowMillis, long expiresAtMillis) {
-        work.inWriteTransaction("start a session", connection -> {
+        work.write("start a session", connection -> {
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO sessions (secret_hash, person_id, created_at,"
                     + " expires_at) VALUES (?, ?, ?, ?)")) {
                 insert.setString(1, secretHash);
@@ -199,7 +235,7 @@ public final class JdbcPeopleStore {
 
     /** Ends a session (sign-out), and every session that expired before {@code nowMillis}. */
     public void removeSession(String secretHash, long nowMillis) {
-        work.inWriteTransaction("end a session", connection -> {
+        work.write("end a session", connection -> {
             try (PreparedStatement delete = connection.prepareStatement("DELETE FROM sessions WHERE secret_hash = ? OR expires_at <= ?")) {
                 delete.setString(1, secretHash);
                 delete.setLong(2, nowMillis);
@@ -213,7 +249,7 @@ public final class JdbcPeopleStore {
 
     public Token addToken(String personId, String name, String secretHash, long nowMillis) {
         String id = UUID.randomUUID().toString();
-        work.inWriteTransaction("make a token", connection -> {
+        work.write("make a token", connection -> {
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO access_tokens (id, person_id, name, secret_hash,"
                     + " created_at, last_used_at) VALUES (?, ?, ?, ?, ?, NULL)")) {
                 insert.setString(1, id);
@@ -241,7 +277,7 @@ public final class JdbcPeopleStore {
 
     /** @return whether {@code personId} had a token {@code id} (another person's is not theirs to revoke) */
     public boolean removeToken(String personId, String id) {
-        return work.inWriteTransaction("revoke a token", connection -> {
+        return work.write("revoke a token", connection -> {
             try (PreparedStatement delete = connection.prepareStatement("DELETE FROM access_tokens WHERE id = ? AND person_id = ?")) {
                 delete.setString(1, id);
                 delete.setString(2, personId);
@@ -258,7 +294,7 @@ public final class JdbcPeopleStore {
 
     /** Notes a token's use. */
     public void tokenUsed(String secretHash, long nowMillis) {
-        work.inWriteTransaction("note a token's use", connection -> {
+        work.write("note a token's use", connection -> {
             try (PreparedStatement update = connection.prepareStatement("UPDATE access_tokens SET last_used_at = ? WHERE secret_hash = ?")) {
                 update.setLong(1, nowMillis);
                 update.setString(2, secretHash);
@@ -271,7 +307,7 @@ public final class JdbcPeopleStore {
     // -------------------------------------------------------------------------------- sign-ins
 
     public void addSignIn(String stateHash, String verifier, String nonce, long nowMillis) {
-        work.inWriteTransaction("start a sign-in", connection -> {
+        work.write("start a sign-in", connection -> {
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO sign_ins (state_hash, verifier, nonce, created_at)"
                     + " VALUES (?, ?, ?, ?)")) {
                 insert.setString(1, stateHash);
@@ -289,7 +325,7 @@ public final class JdbcPeopleStore {
      * {@code notBeforeMillis}; sign-ins older than that are removed too.
      */
     public Optional<SignInAttempt> takeSignIn(String stateHash, long notBeforeMillis) {
-        return work.inWriteTransaction("finish a sign-in", connection -> {
+        return work.write("finish a sign-in", connection -> {
             Optional<SignInAttempt> found = Optional.empty();
             try (PreparedStatement select = connection.prepareStatement("SELECT verifier, nonce, created_at FROM sign_ins"
                     + " WHERE state_hash = ? AND created_at > ?")) {
@@ -320,7 +356,7 @@ public final class JdbcPeopleStore {
 
     /** Adds {@code micros} to what {@code personId} spent in {@code month}; instances add at once without losing any. */
     public void addSpend(String personId, String month, long micros) {
-        work.inWriteTransaction("count a turn's cost", connection -> {
+        work.write("count a turn's cost", connection -> {
             try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO spend (person_id, month, micro_usd) VALUES (?, ?, ?)"
                     + " ON CONFLICT (person_id, month) DO UPDATE SET micro_usd = spend.micro_usd + excluded.micro_usd")) {
                 upsert.setString(1, personId);

@@ -282,6 +282,27 @@ abstract class PeopleIsolationContract {
 
     @Test
     @Order(6)
+    void skillsArePeoplesOwnAndOnlyAdminsPublishToTheTeamLibraryEveryoneReads() throws Exception {
+        String skill = "---\nname: %s\ndescription: %s\n---\n# Notes\n";
+        assertThat(send(alice, "PUT", "/api/skills/cold-brew", Json.write(Json.object().put("content", skill.formatted("cold-brew",
+                "Alice's cold brew."))))).extracting(HttpResponse::statusCode).isEqualTo(201);
+        assertThat(send(bob, "GET", "/api/skills/cold-brew", null).statusCode()).as("Alice's own skill").isEqualTo(404);
+        assertThat(send(bob, "GET", "/api/skills/cold-brew/versions", null).statusCode()).isEqualTo(404);
+        assertThat(send(bob, "DELETE", "/api/skills/cold-brew", null).statusCode()).isEqualTo(404);
+        assertThat(send(alice, "GET", "/api/skills/cold-brew", null).statusCode()).as("still hers").isEqualTo(200);
+
+        assertThat(send(bob, "PUT", "/api/skills/tea", Json.write(Json.object().put("content", skill.formatted("tea", "Bob's tea.")))).statusCode())
+                .isEqualTo(201);
+        assertThat(send(bob, "POST", "/api/skills/tea/publish", null).statusCode()).as("not an admin").isEqualTo(403);
+        HttpResponse<String> published = send(alice, "POST", "/api/skills/cold-brew/publish", null);
+        assertThat(published.statusCode()).as(published.body()).isBetween(200, 201);
+        JsonNode bobsSkills = Json.parse(sendWithToken(bob, "GET", "/api/skills", null).body());
+        assertThat(bobsSkills.toString()).as("the team library, which everyone reads").contains("cold-brew").contains("\"team\"");
+        assertThat(send(bob, "GET", "/api/skills/cold-brew", null).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    @Order(7)
     void aDisabledPersonAndARevokedTokenStopAtOnceOnEveryInstance() throws Exception {
         String bobId = Json.parse(send(bob, "GET", "/api/me", null).body()).path("id").asText();
         HttpResponse<String> disabled = send(alice, "PATCH", "/api/admin/users/" + bobId, "{\"disabled\":true}");
@@ -312,7 +333,7 @@ abstract class PeopleIsolationContract {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void aSpentBudgetRefusesATurnBeforeAnyModelCall() throws Exception {
         String bobId = Json.parse(send(bob, "GET", "/api/me", null).body()).path("id").asText();
         String bobs = Json.parse(send(bob, "POST", "/api/conversations", "{}").body()).path("id").asText();
@@ -340,7 +361,7 @@ abstract class PeopleIsolationContract {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void withoutACredentialTheApiAndMcpAnswer401AndSayWhereToSignIn() throws Exception {
         ServerHarness instance = aliceInstance();
         HttpResponse<String> api = send(instance, "GET", "/api/conversations", null);
@@ -361,7 +382,7 @@ abstract class PeopleIsolationContract {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void mcpTakesTheIssuersAccessTokensForThisServerOnly() throws Exception {
         ServerHarness instance = aliceInstance();
         String resource = instance.url("/mcp");

@@ -92,7 +92,8 @@ class DataFolderModesTest {
             server.stop();
         }
         assertThat(mode(data)).isEqualTo("rwx------"); // no program is allowed: nobody needs to pass
-        assertThat(mode(data.resolve("skills"))).isEqualTo("rwx------");
+        // The old skills folder, imported into the database at start and kept aside as it was.
+        assertThat(mode(data.resolve("skills.imported"))).isEqualTo("rwx------");
         assertThat(mode(data.resolve("skillforge.db"))).isEqualTo("rw-------");
     }
 }

@@ -46,7 +46,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in it (also the sign-in route a token adds); and every documented operation, called as its example says and then
  * wrongly (an unknown id, malformed JSON, a body that is not JSON), answers with a documented status, a documented
  * content type, and a body its schema accepts — turns' event streams event by event, an endless stream up to a first
- * event the test causes. Path parameters are a real conversation, skill and attached file.
+ * event the test causes. Path parameters are a real conversation, skill, skill file, version and attached file.
  */
 class OpenApiDriftTest {
 
@@ -107,7 +107,7 @@ class OpenApiDriftTest {
             String sha256 = attach(server, id, "notes.md", "# Cold brew\n\nSteep 16 hours.\n");
             List<String> findings = new ArrayList<>();
             for (Operation op : operations(doc, new TreeSet<>(server.server.routes()))) {
-                String path = op.path().replace("{id}", id).replace("{name}", SKILL).replace("{sha256}", sha256);
+                String path = fixtures(op.path()).replace("{id}", id).replace("{name}", SKILL).replace("{sha256}", sha256);
                 JsonNode example = op.node().path("requestBody").path("content").path("application/json").path("example");
                 String accept = op.node().path("responses").path("200").path("content").has("text/event-stream")
                         ? "application/json, text/event-stream" : "*/*";
@@ -117,14 +117,14 @@ class OpenApiDriftTest {
                 }
                 check(doc, op, "as its example says", send(server, op.method(), path, example.isMissingNode() ? null : Json.write(example),
                         "application/json", accept), null, findings);
-                if (op.method().equals("PUT") && op.path().contains("{name}")) {
+                if (op.method().equals("PUT") && op.path().equals("/api/skills/{name}")) {
                     // A PUT to a valid new name creates the skill (201, as its example did for an existing one, 200); one to a
                     // name that cannot be one is refused as an invalid skill.
                     check(doc, op, "with an invalid name", send(server, op.method(), op.path().replace("{name}", "No-Such-Skill"),
                             Json.write(example), "application/json", accept), 400, findings);
                 } else if (op.path().contains("{")) {
-                    String unknown = op.path().replace("{id}", "00000000-0000-4000-8000-000000000000").replace("{name}", "no-such-skill")
-                            .replace("{sha256}", sha256);
+                    String unknown = fixtures(op.path()).replace("{id}", "00000000-0000-4000-8000-000000000000")
+                            .replace("{name}", "no-such-skill").replace("{sha256}", sha256);
                     check(doc, op, "with an unknown id", send(server, op.method(), unknown, example.isMissingNode() ? null : Json.write(example),
                             "application/json", accept), 404, findings);
                 }
@@ -141,6 +141,11 @@ class OpenApiDriftTest {
     }
 
     private record Operation(String method, String path, JsonNode node) {
+    }
+
+    /** A skill's file and version: the skill's script (written by the PUT of its file) and its first version. */
+    private static String fixtures(String path) {
+        return path.replace("{path}", "scripts/ratio.py").replace("{version}", "1");
     }
 
     /**

@@ -33,6 +33,15 @@ public record SharedPostgres(EmbeddedPostgres server, String name, DataSource da
         return new SharedPostgres(server, name, server.getDatabase("postgres", name));
     }
 
+    /** Creates another database {@code name} on the same server: the JDBC URL of it. */
+    public String newDatabase(String name) throws SQLException {
+        try (Connection connection = server.getPostgresDatabase().getConnection();
+             Statement statement = connection.createStatement()) {
+            statement.execute("CREATE DATABASE " + name);
+        }
+        return "jdbc:postgresql://localhost:" + server.getPort() + "/" + name;
+    }
+
     /** {@code env} with the settings that point a server process at this database. */
     Map<String, String> settings(Map<String, String> env) {
         Map<String, String> settings = new HashMap<>(env);
