@@ -1,27 +1,30 @@
 // The conversation and skills API, and a reader for the Server-Sent Events of a turn.
 
-/** An answer that was not 2xx: carries the server's {"error": {code, message}}. */
+/** An answer that was not 2xx: carries the server's {"error": {code, message, problems?}}. */
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, problems = []) {
     super(message);
     this.status = status;
     this.code = code;
+    this.problems = problems;
   }
 }
 
 async function failure(response) {
   let code = 'http_' + response.status;
   let message = `The server answered ${response.status}`;
+  let problems = [];
   try {
     const body = await response.json();
     if (body && body.error) {
       code = body.error.code || code;
       message = body.error.message || message;
+      problems = body.error.problems || [];
     }
   } catch {
     // not JSON: keep the generic message
   }
-  return new ApiError(response.status, code, message);
+  return new ApiError(response.status, code, message, problems);
 }
 
 async function call(method, path, body) {
@@ -36,6 +39,18 @@ async function call(method, path, body) {
   }
   return response.status === 204 ? null : response.json();
 }
+
+/** Sends bytes (a zip, a file) as {@code type}; the answer is JSON. */
+async function send(method, path, type, bytes) {
+  const response = await fetch(path, { method, headers: { Accept: 'application/json', 'Content-Type': type }, body: bytes });
+  if (!response.ok) {
+    throw await failure(response);
+  }
+  return response.json();
+}
+
+/** A skill's file path in a URL: each folder name encoded, the slashes kept. */
+const filePath = path => path.split('/').map(encodeURIComponent).join('/');
 
 const conversationPath = id => '/api/conversations/' + encodeURIComponent(id);
 const skillPath = name => '/api/skills/' + encodeURIComponent(name);
@@ -55,10 +70,19 @@ export const api = {
   remove: id => call('DELETE', conversationPath(id)),
   stop: id => call('POST', conversationPath(id) + '/stop', {}),
   skills: () => call('GET', '/api/skills'),
+  deletedSkills: () => call('GET', '/api/skills?deleted=true'),
   skill: name => call('GET', skillPath(name)),
   deleteSkill: name => call('DELETE', skillPath(name)),
   saveSkill: (name, content) => call('PUT', skillPath(name), { content }),
+  skillVersions: name => call('GET', skillPath(name) + '/versions'),
+  skillDiff: (name, from, to) => call('GET', skillPath(name) + `/diff?from=${from}&to=${to}`),
+  restoreSkill: (name, version) => call('POST', skillPath(name) + `/versions/${version}/restore`, {}),
+  importSkills: zip => send('POST', '/api/skills/import', 'application/zip', zip),
   skillDownloadUrl: name => skillPath(name) + '/SKILL.md',
+  skillZipUrl: name => '/api/skills/' + encodeURIComponent(name) + '.zip',
+  skillVersionZipUrl: (name, version) => skillPath(name) + `/versions/${version}.zip`,
+  skillFileUrl: (name, path) => skillPath(name) + '/files/' + filePath(path),
+  skillVersionFileUrl: (name, version, path) => skillPath(name) + `/versions/${version}/files/` + filePath(path),
   /** What a skill's download is called: named by the skill, as the server names it too. */
   skillFileName: name => name + '-SKILL.md',
 

@@ -21,6 +21,7 @@ public final class Main {
             case "cache" -> System.exit(CacheBench.run(Arrays.asList(args).subList(1, args.length), out));
             case "sandbox" -> SandboxOverheadBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 300);
             case "demo-memory" -> DemoMemoryBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 10_000);
+            case "documents" -> HostileDocumentsBench.run(out, args.length > 1 ? Integer.parseInt(args[1]) : 5);
             case "load" -> System.exit(LoadBench.run(Arrays.asList(args).subList(1, args.length), out));
             case "jmh" -> org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
             default -> {
@@ -30,6 +31,7 @@ public final class Main {
                                ./skillforge bench cache [--quick] [--out FILE]
                                ./skillforge bench sandbox [RUNS]
                                ./skillforge bench demo-memory [TURNS]
+                               ./skillforge bench documents [RUNS]
                                ./skillforge bench load [--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options OPTS] [--server-options NAME=OPTS]... [--jfr DIR]
                                ./skillforge bench jmh [JMH ARGS, e.g. -prof gc Chunk]
                           hot-turn  time to first event of a turn on a hot conversation, with and without
@@ -43,6 +45,9 @@ public final class Main {
                                     sandbox, interleaved: the sandbox's overhead per command (issue 11)
                           demo-memory the heap the offline demo holds after full collections over many stateless
                                     turns: flat when it keeps nothing per turn (issue 13)
+                          documents the hostile documents of the tests (forms drawn within forms, decompression bombs
+                                    behind any filter, floods of operands, names, quotes, elements) and an honest 300-page
+                                    PDF, read as uploads: how long each takes to be refused or read (issue 27)
                           load      concurrent turns through the server against a paced upstream in its own process,
                                     beside the same calls straight at the upstream: time to first text, server CPU per
                                     turn, RSS, errors (issue 14); --server compares builds in one run

@@ -37,7 +37,7 @@ final class SandboxOverheadBench {
         Path work = Files.createTempDirectory("skillforge-bench");
         try {
             Workspaces workspaces = SandboxFolders.workspaces(work, WorkspaceQuota.DEFAULT);
-            Workspace workspace = workspaces.open("bench");
+            Workspace workspace = workspaces.open("bench", "true");
             CommandPolicy policy = CommandPolicy.resolve(List.of("true"), Map.of());
             ProcessRunner.Limits limits = new ProcessRunner.Limits(java.time.Duration.ofSeconds(10), 1024 * 1024, 1);
             ProcessRunner bare = new ProcessRunner(policy,

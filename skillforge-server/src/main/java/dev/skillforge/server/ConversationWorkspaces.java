@@ -6,7 +6,7 @@ import dev.skillforge.server.exec.CommandRouter;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.exec.Workspaces;
 
-/** Each conversation's commands run in the workspace named by its id. */
+/** Each conversation's commands act for its owner and run in the workspace named by its id, within its owner's. */
 final class ConversationWorkspaces implements ConversationCommands {
 
     private final CommandRouter commands;
@@ -18,27 +18,27 @@ final class ConversationWorkspaces implements ConversationCommands {
     }
 
     @Override
-    public CommandRunner forConversation(String id) {
-        return commands.in(id);
+    public CommandRunner forConversation(String owner, String id) {
+        return commands.in(owner, id);
     }
 
     @Override
-    public Workspace.Usage usage(String id) {
-        return workspaces.usage(id);
+    public Workspace.Usage usage(String owner, String id) {
+        return workspaces.usage(owner, id);
     }
 
     @Override
-    public void clear(String id) {
-        workspaces.clear(id);
+    public void clear(String owner, String id) {
+        workspaces.clear(owner, id);
     }
 
     @Override
-    public void forked(String from, String to) {
-        workspaces.copy(from, to);
+    public void forked(String owner, String from, String to) {
+        workspaces.copy(owner, from, to);
     }
 
     @Override
-    public void deleted(String id) {
-        workspaces.delete(id);
+    public void deleted(String owner, String id) {
+        workspaces.delete(owner, id);
     }
 }

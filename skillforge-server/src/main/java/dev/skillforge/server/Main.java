@@ -1,6 +1,8 @@
 package dev.skillforge.server;
 
+import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.config.SecuritySettings;
+import dev.skillforge.server.config.SkillSettings;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.server.trace.Tracing;
 import dev.skillforge.server.error.ConfigurationException;
@@ -23,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -76,7 +79,8 @@ public final class Main {
 
     /** Starts the server as the settings say. */
     private static SkillForgeServer start(Settings settings, SecuritySettings security) throws Exception {
-        security.checkBinding(settings.host()); // refuses to start before anything is opened
+        Optional<TeamSettings> team = TeamSettings.from(System.getenv());
+        security.checkBinding(settings.host(), team.isPresent()); // refuses to start before anything is opened
         // The providers (the demo's simulated one is a server of its own) start while the database opens.
         CompletableFuture<ProviderRegistry> providers = CompletableFuture.supplyAsync(() -> ProviderFactory.registry(settings),
                 runnable -> Thread.ofPlatform().name("start-providers").start(runnable));
@@ -92,6 +96,8 @@ public final class Main {
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
                 .security(security)
+                .team(team)
+                .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(database)
                 .providers(started(providers, database))
@@ -176,6 +182,7 @@ public final class Main {
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
                 .security(SecuritySettings.fromEnvironment())
+                .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(openDatabase(settings))
                 .providers(ProviderFactory.registry(settings))

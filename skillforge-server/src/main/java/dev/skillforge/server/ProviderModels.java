@@ -114,23 +114,25 @@ final class ProviderModels implements ConversationModels {
     }
 
     @Override
-    public EventSink runObserver(Choice choice, String conversationId, String message) {
-        return observer(choice.provider(), preset(choice.provider()), choice.model(), conversationId, ServerMetrics.CONVERSATION, message);
+    public EventSink runObserver(Choice choice, String conversationId, String person, String message) {
+        return observer(choice.provider(), preset(choice.provider()), choice.model(), conversationId, person, ServerMetrics.CONVERSATION,
+                message);
     }
 
-    /** The observer of one stateless turn that starts now (on the default provider) with the person's {@code message}. */
-    EventSink statelessObserver(String message) {
+    /** The observer of one stateless turn of {@code person} that starts now (on the default provider) with their {@code message}. */
+    EventSink statelessObserver(String person, String message) {
         ConfiguredProvider provider = providers.defaultProvider();
-        return observer(provider.name(), provider.preset(), provider.modelName(), null, ServerMetrics.STATELESS, message);
+        return observer(provider.name(), provider.preset(), provider.modelName(), null, person, ServerMetrics.STATELESS, message);
     }
 
     /** The metrics' observer, and the trace's beside it when tracing is on. */
-    private EventSink observer(String provider, String preset, String model, String conversationId, String mode, String message) {
+    private EventSink observer(String provider, String preset, String model, String conversationId, String person, String mode,
+                               String message) {
         EventSink measured = metrics.runObserver(provider, model, mode);
         if (!tracing.enabled()) {
             return measured;
         }
-        EventSink traced = tracing.runObserver(provider, preset, model, conversationId, mode, message);
+        EventSink traced = tracing.runObserver(provider, preset, model, conversationId, person, mode, message);
         return event -> {
             measured.accept(event);
             traced.accept(event);

@@ -5,6 +5,10 @@ import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.cache.PrefixGuard;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.error.ConfigurationException;
+import dev.skillforge.server.access.Spending;
+import dev.skillforge.server.access.Team;
+import dev.skillforge.server.access.TeamSettings;
+import dev.skillforge.server.conversation.ConversationModels;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.conversation.InstanceIdentity;
@@ -14,15 +18,19 @@ import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.server.exec.Sandbox;
 import dev.skillforge.server.exec.SandboxUser;
 import dev.skillforge.server.exec.Workspaces;
-import dev.skillforge.server.run.StatelessAgent;
+import dev.skillforge.server.conversation.StatelessAgent;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.skill.OldSkillsFolder;
 import dev.skillforge.server.skill.SkillCommands;
+import dev.skillforge.server.skill.SkillLimits;
 import dev.skillforge.server.skill.SkillStore;
+import dev.skillforge.server.skill.jdbc.JdbcSkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.webpage.WebCommands;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
+import dev.skillforge.server.store.JdbcPeopleStore;
 import dev.skillforge.server.store.StoreWriter;
 import dev.skillforge.server.trace.Tracing;
 
@@ -31,17 +39,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 
 /**
- * What every door of SkillForge serves from, with no door of its own: the skills under the data
- * folder, the conversation store and its background writer, the conversations on the configured
+ * What every door of SkillForge serves from, with no door of its own: the skills and their
+ * versions (in the database, beside the conversations), the conversation store and its background writer, the conversations on the configured
  * providers, the command runner and the metrics. {@link SkillForgeServer} puts the HTTP API (and
  * {@code /mcp}) in front of it; {@code skillforge mcp} puts the MCP stdio transport in front of it.
  */
 public final class SkillForgeCore implements AutoCloseable {
 
     private final SkillStore skills;
+    private final SkillLimits skillLimits;
     private final JdbcConversationStore database;
     private final ConversationStore store;
     private final StoreWriter writer;
@@ -54,24 +65,30 @@ public final class SkillForgeCore implements AutoCloseable {
     private final InstanceIdentity identity;
     private final ProviderModels models;
     private final Tracing tracing;
+    private final Optional<Team> team;
+    private final Spending spending;
 
     private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
-                           StoreWriter writer, InstanceIdentity identity, SkillStore skills, Workspaces workspaces,
+                           StoreWriter writer, InstanceIdentity identity, SkillStore skills, SkillLimits skillLimits, Workspaces workspaces,
                            CommandRouter commands, CommandStats commandStats, ServerMetrics metrics, ProviderModels models,
-                           Tracing tracing, ConversationService conversations) {
+                           Tracing tracing, ConversationService conversations, Optional<Team> team, Spending spending) {
         this.providers = providers;
         this.database = database;
         this.store = store;
         this.writer = writer;
         this.identity = identity;
         this.skills = skills;
+        this.skillLimits = skillLimits;
         this.workspaces = workspaces;
         this.commandStats = commandStats;
         this.metrics = metrics;
         this.models = models;
-        this.stateless = new StatelessAgent(models.statelessLoop(), commands::in);
+        this.stateless = new StatelessAgent(models.statelessLoop(), commands::in, spending,
+                models.prices(new ConversationModels.Choice(providers.defaultName(), providers.defaultProvider().modelName())));
         this.tracing = tracing;
         this.conversations = conversations;
+        this.team = team;
+        this.spending = spending;
         opened.keep();
     }
 
@@ -94,6 +111,8 @@ public final class SkillForgeCore implements AutoCloseable {
         private ConversationTimings timings = ConversationTimings.DEFAULTS;
         private InstantSource clock = InstantSource.system();
         private Tracing tracing = Tracing.off();
+        private Optional<TeamSettings> team = Optional.empty();
+        private SkillLimits skillLimits = SkillLimits.DEFAULT;
 
         private Builder(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
@@ -147,6 +166,22 @@ public final class SkillForgeCore implements AutoCloseable {
             return this;
         }
 
+        /** The team's issuer, clients and admins ({@code FORGE_OIDC_ISSUER}…); empty by default: one person, no sign-in. */
+        public Builder team(Optional<TeamSettings> settings) {
+            this.team = Objects.requireNonNull(settings);
+            return this;
+        }
+
+        Optional<TeamSettings> team() {
+            return team;
+        }
+
+        /** Files and bytes a skill may hold, versions kept; {@link SkillLimits#DEFAULT} by default. */
+        public Builder skillLimits(SkillLimits limits) {
+            this.skillLimits = Objects.requireNonNull(limits);
+            return this;
+        }
+
         SecuritySettings security() {
             return security;
         }
@@ -185,23 +220,28 @@ public final class SkillForgeCore implements AutoCloseable {
                 DataFolder.prepare(dataDir, sandboxUser);
                 Workspaces workspaces = Workspaces.at(dataDir.resolve("workspaces"), sandboxUser, security.sandbox().quota());
                 Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspaces); // probed before anything starts
-                SkillStore skills = new SkillStore(dataDir.resolve("skills"));
+                SkillStore skills = new JdbcSkillStore(database.database(), skillLimits, clock);
+                new OldSkillsFolder(dataDir.resolve("skills")).importInto(skills, skillLimits);
                 ConversationStore store = wrapStore.apply(database);
                 StoreWriter writer = opened.add(new StoreWriter(store));
                 InstanceIdentity identity = opened.add(InstanceIdentity.of(dataDir));
                 CommandStats commandStats = new CommandStats();
                 ServerMetrics metrics = new ServerMetrics();
                 WebCommands web = opened.add(new WebCommands(security.web()));
-                CommandRouter commands = new CommandRouter(new SkillCommands(skills), web,
+                CommandRouter commands = new CommandRouter(new SkillCommands(skills)::in, web,
                         new ProcessRunner(security.commands(), sandbox, security.limits(), commandStats), workspaces, commandStats);
                 ProviderModels models = new ProviderModels(providers, turnLimits, metrics, PrefixGuard.strictByProperty(), tracing);
+                JdbcPeopleStore people = new JdbcPeopleStore(database.database());
+                Optional<Team> teamOfPeople = team.map(settings -> new Team(settings, people, clock));
+                Spending spending = teamOfPeople.map(Team::spending)
+                        .orElseGet(() -> new Spending(people, clock, person -> OptionalLong.empty())); // one person: counted, no limit
                 ConversationService conversations = opened.add(new ConversationService(store, writer,
                         SystemPrompt.of(security.web().enabled()), models, new ConversationWorkspaces(commands, workspaces),
-                        identity.id(), timings, clock));
+                        spending, identity.id(), timings, clock));
                 conversations.recover();
                 conversations.startMaintenance();
-                return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, workspaces, commands,
-                        commandStats, metrics, models, tracing, conversations);
+                return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, skillLimits, workspaces, commands,
+                        commandStats, metrics, models, tracing, conversations, teamOfPeople, spending);
             } catch (IOException | RuntimeException e) {
                 opened.closeAll(e);
                 throw e;
@@ -211,6 +251,11 @@ public final class SkillForgeCore implements AutoCloseable {
 
     public SkillStore skills() {
         return skills;
+    }
+
+    /** What a skill may hold, and how many versions are kept. */
+    public SkillLimits skillLimits() {
+        return skillLimits;
     }
 
     /** The database itself, beneath any decorator. */
@@ -257,13 +302,23 @@ public final class SkillForgeCore implements AutoCloseable {
     }
 
     /** The observer of a stateless turn that starts now with the person's {@code message}: its metrics and its trace. */
-    public EventSink statelessObserver(String message) {
-        return models.statelessObserver(message);
+    public EventSink statelessObserver(String person, String message) {
+        return models.statelessObserver(person, message);
     }
 
     /** Where turns' traces go. */
     public Tracing tracing() {
         return tracing;
+    }
+
+    /** The people of a team server; empty on a server of one person. */
+    public Optional<Team> team() {
+        return team;
+    }
+
+    /** What each person spent this month, and their budgets. */
+    public Spending spending() {
+        return spending;
     }
 
     /** Stops running turns (recorded as cancelled), flushes every write, then closes the store and the providers. */

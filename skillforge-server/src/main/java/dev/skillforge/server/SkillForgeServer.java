@@ -1,7 +1,9 @@
 package dev.skillforge.server;
 
 import dev.skillforge.core.agent.TurnLimits;
+import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.config.SecuritySettings;
+import dev.skillforge.server.http.PeopleRoutes;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.error.ConfigurationException;
@@ -19,6 +21,7 @@ import dev.skillforge.server.mcp.SkillForgeMcp;
 import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.skill.SkillLimits;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.ConversationStore;
@@ -38,7 +41,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
- * The whole server wired together: the {@link SkillForgeCore} (skills under the data folder, the
+ * The whole server wired together: the {@link SkillForgeCore} (skills and their versions, the
  * conversation store and its background writer, the agent loop on the configured providers) behind
  * the HTTP API, with the MCP endpoint {@code /mcp} beside it. Used by the {@code serve} command, the
  * tests and the benchmarks, so all three run the same thing.
@@ -130,9 +133,21 @@ public final class SkillForgeServer implements AutoCloseable {
             return this;
         }
 
+        /** @see SkillForgeCore.Builder#team */
+        public Builder team(Optional<TeamSettings> settings) {
+            core.team(settings);
+            return this;
+        }
+
         /** @see SkillForgeCore.Builder#tracing */
         public Builder tracing(Tracing traces) {
             core.tracing(traces);
+            return this;
+        }
+
+        /** @see SkillForgeCore.Builder#skillLimits */
+        public Builder skillLimits(SkillLimits limits) {
+            core.skillLimits(limits);
             return this;
         }
 
@@ -152,7 +167,7 @@ public final class SkillForgeServer implements AutoCloseable {
         public SkillForgeServer start() throws IOException {
             SecuritySettings security = core.security();
             try {
-                security.checkBinding(host); // before anything starts
+                security.checkBinding(host, core.team().isPresent()); // before anything starts
             } catch (RuntimeException e) {
                 core.abandon(e);
                 throw e;
@@ -180,16 +195,18 @@ public final class SkillForgeServer implements AutoCloseable {
             ProviderRegistry providers = started.providers();
             ConfiguredProvider provider = providers.defaultProvider();
             ServerMetrics metrics = started.metrics();
-            HttpSecurity httpSecurity = new HttpSecurity(security);
+            HttpSecurity httpSecurity = new HttpSecurity(security, started.team());
+            PeopleRoutes people = new PeopleRoutes(started.team(), started.spending());
             return ApiServer.start(host, port, started.stateless(), SystemPrompt.of(security.web().enabled()),
                     new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
-                    conversationRoutes, new SkillRoutes(started.skills()),
+                    conversationRoutes, new SkillRoutes(started.skills(), started.skillLimits()),
                     new ApiServer.Observability(started::statelessObserver, metrics::scrape),
                     httpSecurity, () -> {
                         var counts = Json.object();
                         started.commandStats().snapshot().forEach(counts::put);
                         return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
                     }, config -> {
+                        people.register(config);
                         McpHttpDoor.mount(config, mcp, httpSecurity);
                         started.tracing().mount(config);
                     });

@@ -41,21 +41,27 @@ abstract class ForwardingStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> search(String text, int limit) {
+    public Optional<ConversationRecord> conversation(String owner, String id) {
         beforeCall();
-        return delegate.search(text, limit);
+        return delegate.conversation(owner, id);
     }
 
     @Override
-    public List<ConversationRecord> conversations(int limit, int offset) {
+    public List<ConversationRecord> search(String owner, String text, int limit) {
         beforeCall();
-        return delegate.conversations(limit, offset);
+        return delegate.search(owner, text, limit);
     }
 
     @Override
-    public long count() {
+    public List<ConversationRecord> conversations(String owner, int limit, int offset) {
         beforeCall();
-        return delegate.count();
+        return delegate.conversations(owner, limit, offset);
+    }
+
+    @Override
+    public long count(String owner) {
+        beforeCall();
+        return delegate.count(owner);
     }
 
     @Override

@@ -12,24 +12,24 @@ import java.util.Optional;
 public final class NoWorkspaces implements ConversationCommands {
 
     @Override
-    public CommandRunner forConversation(String id) {
+    public CommandRunner forConversation(String owner, String id) {
         return (command, cancellation) -> CommandResult.failed("no commands here", 1);
     }
 
     @Override
-    public Workspace.Usage usage(String id) {
+    public Workspace.Usage usage(String owner, String id) {
         return new Workspace.Usage(0, 0, WorkspaceQuota.DEFAULT, Optional.empty());
     }
 
     @Override
-    public void clear(String id) {
+    public void clear(String owner, String id) {
     }
 
     @Override
-    public void forked(String from, String to) {
+    public void forked(String owner, String from, String to) {
     }
 
     @Override
-    public void deleted(String id) {
+    public void deleted(String owner, String id) {
     }
 }

@@ -34,7 +34,8 @@ public final class OtlpReceiver implements AutoCloseable {
 
     /** One received span, its ids in hex as a backend shows them and its attributes as plain Java values. */
     public record ReceivedSpan(String traceId, String spanId, String parentSpanId, String name, int kind, long startNanos, long endNanos,
-                               Map<String, Object> attributes, List<Event> events, int statusCode, Map<String, Object> resource) {
+                               Map<String, Object> attributes, List<Event> events, int statusCode, String statusMessage,
+                               Map<String, Object> resource) {
 
         public Object attribute(String key) {
             return attributes.get(key);
@@ -117,7 +118,7 @@ public final class OtlpReceiver implements AutoCloseable {
                     spans.add(new ReceivedSpan(hex.formatHex(span.getTraceId().toByteArray()), hex.formatHex(span.getSpanId().toByteArray()),
                             hex.formatHex(span.getParentSpanId().toByteArray()), span.getName(), span.getKindValue(),
                             span.getStartTimeUnixNano(), span.getEndTimeUnixNano(), attributes(span.getAttributesList()), events,
-                            span.getStatus().getCodeValue(), resource));
+                            span.getStatus().getCodeValue(), span.getStatus().getMessage(), resource));
                 }
             }
         }

@@ -1,6 +1,7 @@
 package dev.skillforge.testkit;
 
 import dev.skillforge.server.SkillForgeServer;
+import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.config.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
@@ -18,7 +19,6 @@ import dev.skillforge.server.provider.openai.OpenAiChatRequest;
 import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimResponder;
-import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
@@ -28,15 +28,16 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
  * A real server for tests: the simulated provider on a loopback port, the OpenAI-compatible client
  * (or the Gemini or Anthropic client, for providers in their formats) talking to it over HTTP, the skill commands
- * on a temporary folder, conversations in an SQLite file there (optionally behind a store decorator),
- * and the API on another port.
+ * on a temporary folder, conversations in an SQLite file there (optionally behind a store decorator) or in a
+ * PostgreSQL database it is given, and the API on another port.
  */
-public final class ServerHarness implements AutoCloseable {
+public final class ServerHarness implements HttpEndpoint, AutoCloseable {
 
     /** A second configured provider, on the same simulated server, with its own model name. */
     public static final String OTHER_PROVIDER = "other";
@@ -77,7 +78,7 @@ public final class ServerHarness implements AutoCloseable {
 
     public final SimProviderServer sim;
     public final SkillForgeServer server;
-    public final SkillStore skills;
+    public final LocalSkills skills;
     public final JdbcConversationStore database;
     public final StoreWriter writer;
     public final ConversationService conversations;
@@ -130,17 +131,54 @@ public final class ServerHarness implements AutoCloseable {
                 DEFAULT_PROVIDERS, TurnLimits.DEFAULT, tracing);
     }
 
+    /**
+     * A server on {@code database} (PostgreSQL, for instances that share it) instead of the SQLite file.
+     *
+     * @param store handed over: closed with the server
+     */
+    public ServerHarness(Path dataDir, SimResponder responder, JdbcConversationStore store, SecuritySettings security)
+            throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, DEFAULT_PROVIDERS,
+                TurnLimits.DEFAULT, Tracing.off(), store);
+    }
+
     private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
                           UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
                           TurnLimits turnLimits, Tracing tracing) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, providers, turnLimits, tracing,
+                JdbcConversationStore.open(null, null, null, dataDir));
+    }
+
+    /**
+     * A team server: people sign in at {@code team}'s issuer. It listens on the port of {@code team}'s public URL
+     * (choose a free one: {@link ServerProcess#freePort()}), on {@code store} (PostgreSQL, for instances that share
+     * it) or, when {@code null}, on the SQLite file.
+     */
+    public ServerHarness(Path dataDir, SimResponder responder, JdbcConversationStore store, SecuritySettings security, TeamSettings team,
+                         List<SimProvider> providers) throws IOException {
+        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
+                Tracing.off(), store == null ? JdbcConversationStore.open(null, null, null, dataDir) : store, Optional.of(team));
+    }
+
+    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
+                          TurnLimits turnLimits, Tracing tracing, JdbcConversationStore store) throws IOException {
+        this(dataDir, responder, providerTimeout, retry, wrapStore, security, providers, turnLimits, tracing, store, Optional.empty());
+    }
+
+    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
+                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
+                          TurnLimits turnLimits, Tracing tracing, JdbcConversationStore store, Optional<TeamSettings> team)
+            throws IOException {
         sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
         var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
                 providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
         SandboxFolders.passable(dataDir);
         server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
-                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrapStore).security(security).tracing(tracing).start();
-        skills = server.skills();
+                .address("127.0.0.1", team.map(settings -> settings.publicUrl().getPort()).orElse(0)).team(team)
+                .database(store).wrapStore(wrapStore).security(security).tracing(tracing).start();
+        skills = new LocalSkills(server.skills());
         database = server.database();
         writer = server.writer();
         conversations = server.conversations();
@@ -171,6 +209,7 @@ public final class ServerHarness implements AutoCloseable {
         return this;
     }
 
+    @Override
     public String url(String path) {
         return "http://127.0.0.1:" + server.port() + path;
     }

@@ -30,7 +30,7 @@ final class CacheSuite {
 
     /** A smaller suite with the same shapes, for the test: a smaller window outgrown with fewer turns. */
     static List<ScriptedConversation> quick() {
-        return List.of(chat(4), forge(2), longOutputs(2), overflow(4_096, 20, 30));
+        return List.of(chat(4), forge(2), longOutputs(2), overflow(4_608, 20, 30));
     }
 
     /** Questions and answers, no commands: one model call a turn. */

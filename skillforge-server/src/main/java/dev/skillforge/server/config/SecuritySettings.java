@@ -123,12 +123,13 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
     }
 
     /**
-     * Refuses to serve on an address other machines can reach without a token.
+     * Refuses to serve on an address other machines can reach without a token, unless people sign in
+     * ({@code FORGE_OIDC_ISSUER}).
      *
      * @throws ConfigurationException naming {@code FORGE_HOST} and {@code FORGE_API_TOKEN}
      */
-    public void checkBinding(String host) {
-        if (apiToken != null || AllowedHosts.isLoopback(host)) {
+    public void checkBinding(String host, boolean peopleSignIn) {
+        if (apiToken != null || peopleSignIn || AllowedHosts.isLoopback(host)) {
             return;
         }
         throw new ConfigurationException("FORGE_HOST=" + host + " is not a loopback address and FORGE_API_TOKEN is not set: "

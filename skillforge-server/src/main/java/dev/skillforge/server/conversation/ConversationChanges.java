@@ -1,5 +1,7 @@
 package dev.skillforge.server.conversation;
 
+import dev.skillforge.server.store.ConversationRecord;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -11,8 +13,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * What changed in the conversations this instance serves, for every open page: one stream per page
  * ({@code GET /api/conversations/changes}) tells each tab that the list or a running turn changed, so a
- * second tab sees a turn another one started and follows it. Only this instance's changes: pages of
- * several instances behind one balancer see the others' on their next reload.
+ * second tab sees a turn another one started and follows it. A listener hears only of its own person's
+ * conversations. Only this instance's changes: pages of several instances behind one balancer see the
+ * others' on their next reload.
  */
 public final class ConversationChanges implements AutoCloseable {
 
@@ -24,23 +27,25 @@ public final class ConversationChanges implements AutoCloseable {
     private static final int MAX_QUEUED = 256;
     private static final Change END = new Change("end", "");
 
-    private final List<BlockingQueue<Change>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Subscription> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    void publish(String change, String id) {
+    void publish(String change, ConversationRecord conversation) {
         if (closed) {
             return;
         }
-        Change event = new Change(change, id);
-        for (BlockingQueue<Change> queue : listeners) {
-            queue.offer(event); // false when full: that listener misses it
+        Change event = new Change(change, conversation.id());
+        for (Subscription listener : listeners) {
+            if (listener.owner.equals(conversation.owner())) {
+                listener.queue.offer(event); // false when full: that listener misses it
+            }
         }
     }
 
-    /** Listens from now on, until the subscription or this is closed. */
-    public Subscription subscribe() {
-        Subscription subscription = new Subscription(new LinkedBlockingQueue<>(MAX_QUEUED));
-        listeners.add(subscription.queue);
+    /** Listens, from now on, to what happens to {@code owner}'s conversations, until the subscription or this is closed. */
+    public Subscription subscribe(String owner) {
+        Subscription subscription = new Subscription(owner, new LinkedBlockingQueue<>(MAX_QUEUED));
+        listeners.add(subscription);
         if (closed) {
             subscription.queue.offer(END);
         }
@@ -51,17 +56,19 @@ public final class ConversationChanges implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (BlockingQueue<Change> queue : listeners) {
-            queue.clear();
-            queue.offer(END);
+        for (Subscription listener : listeners) {
+            listener.queue.clear();
+            listener.queue.offer(END);
         }
     }
 
     public final class Subscription implements AutoCloseable {
+        private final String owner;
         private final BlockingQueue<Change> queue;
         private boolean ended;
 
-        private Subscription(BlockingQueue<Change> queue) {
+        private Subscription(String owner, BlockingQueue<Change> queue) {
+            this.owner = owner;
             this.queue = queue;
         }
 
@@ -87,7 +94,7 @@ public final class ConversationChanges implements AutoCloseable {
 
         @Override
         public void close() {
-            listeners.remove(queue);
+            listeners.remove(this);
         }
     }
 }

@@ -21,7 +21,9 @@ public final class ConversationException extends RuntimeException {
         /** The conversation's provider is not configured on this server (any more): start a new conversation. */
         PROVIDER_GONE,
         /** This instance is stopping (a deploy): it finishes its running turns but starts none; another instance will. */
-        STOPPING
+        STOPPING,
+        /** The person's monthly budget is spent: no turn starts (nothing is sent to a model) until it renews or is raised. */
+        BUDGET_SPENT
     }
 
     private final Kind kind;

@@ -62,10 +62,10 @@ public interface ConversationModels {
     }
 
     /**
-     * Observes one turn of conversation {@code conversationId} on {@code choice} that starts now with the person's
-     * {@code message} (the metrics, the traces); by default nothing. Made on the thread that starts the turn.
+     * Observes one turn of conversation {@code conversationId} of {@code person} on {@code choice} that starts now with
+     * their {@code message} (the metrics, the traces); by default nothing. Made on the thread that starts the turn.
      */
-    default EventSink runObserver(Choice choice, String conversationId, String message) {
+    default EventSink runObserver(Choice choice, String conversationId, String person, String message) {
         return event -> { };
     }
 

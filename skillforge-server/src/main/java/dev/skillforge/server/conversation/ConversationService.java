@@ -9,6 +9,7 @@ import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.exec.Workspace;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.AttachmentFile;
@@ -59,6 +60,7 @@ public final class ConversationService implements AutoCloseable {
     private final ConversationModels models;
     private final ConversationStore store;
     private final ConversationCommands commands;
+    private final Budgets budgets;
     private final ConversationTimings timings;
     private final InstantSource clock;
     private final String instanceId;
@@ -69,26 +71,29 @@ public final class ConversationService implements AutoCloseable {
     /** Set by {@link #drain}: no new conversation or turn starts here. */
     private volatile boolean draining;
 
-    /** A service with its own random instance id, the default timings and the system clock (tests). */
+    /** A service with its own random instance id, no budgets, the default timings and the system clock (tests). */
     public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
                                ConversationCommands commands) {
-        this(store, writer, systemPrompt, models, commands, UUID.randomUUID().toString(), ConversationTimings.DEFAULTS,
+        this(store, writer, systemPrompt, models, commands, Budgets.NONE, UUID.randomUUID().toString(), ConversationTimings.DEFAULTS,
                 InstantSource.system());
     }
 
     /**
      * @param systemPrompt the system prompt new conversations are fixed to (it is stored with each)
      * @param commands     where each conversation's commands run
+     * @param budgets      what each person may still spend: checked before a turn, told what it cost after
      * @param instanceId   this server's lease owner id ({@link InstanceIdentity}): the same across restarts on one data folder
      * @param clock        the time for records, leases and idle eviction
      */
     public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
-                               ConversationCommands commands, String instanceId, ConversationTimings timings, InstantSource clock) {
+                               ConversationCommands commands, Budgets budgets, String instanceId, ConversationTimings timings,
+                               InstantSource clock) {
         this.store = store;
         this.writer = writer;
         this.systemPrompt = systemPrompt;
         this.models = models;
         this.commands = commands;
+        this.budgets = budgets;
         this.timings = timings;
         this.clock = clock;
         this.instanceId = instanceId;
@@ -131,31 +136,33 @@ public final class ConversationService implements AutoCloseable {
         return hot.recover();
     }
 
-    /** Creates a conversation: it is hot here at once and reaches the database in the background. */
-    public ConversationRecord create(String title) {
-        return create(title, null, null);
+    /** Creates a conversation of {@code caller}: it is hot here at once and reaches the database in the background. */
+    public ConversationRecord create(Caller caller, String title) {
+        return create(caller, title, null, null);
     }
 
     /**
-     * Creates a conversation fixed to a provider and its model ({@code null}: the default), with
+     * Creates a conversation of {@code caller} fixed to a provider and its model ({@code null}: the default), with
      * the system prompt of this server: none of them changes afterwards.
      */
-    public ConversationRecord create(String title, String provider, String model) {
+    public ConversationRecord create(Caller caller, String title, String provider, String model) {
         refuseWhileDraining();
+        refuseWhileStorageFails();
         String validTitle = title == null ? "" : validTitle(title);
         ConversationModels.Choice choice = models.choose(provider, model);
         long now = clock.millis();
         String id = UUID.randomUUID().toString(); // 122 random bits from SecureRandom
-        ConversationRecord record = new ConversationRecord(id, validTitle, systemPrompt, choice.provider(), choice.model(), now, now);
+        ConversationRecord record = new ConversationRecord(id, validTitle, systemPrompt, choice.provider(), choice.model(), now, now,
+                caller.personId());
         // A new random id cannot be leased by anyone else yet: the lease is written with the conversation.
-        writer.submit(new Write.CreateConversation(record, instanceId, now + timings.leaseTtl().toMillis()));
+        long created = writer.submit(new Write.CreateConversation(record, instanceId, now + timings.leaseTtl().toMillis()));
         hot.adopt(hot.newCopy(record, List.of(), List.of(),
-                new Lease.Held(id, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis())));
+                new Lease.Held(id, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis()), () -> writer.applied(created)));
         // Other instances know a conversation only from the database: store it (with its lease) before
         // the client has its id, or a request sent to another instance at once is answered 404.
         // Bounded, and not a turn: during an outage the conversation still starts here and is written later.
         writer.flush(timings.storeWait());
-        changes.publish("created", id);
+        changes.publish("created", record);
         return record;
     }
 
@@ -169,21 +176,21 @@ public final class ConversationService implements AutoCloseable {
         return instanceId;
     }
 
-    /** Conversations, most recently updated first. Waits briefly for the writer so a new one is listed. */
-    public List<ConversationRecord> list(int limit, int offset) {
+    /** The caller's conversations, most recently updated first. Waits briefly for the writer so a new one is listed. */
+    public List<ConversationRecord> list(Caller caller, int limit, int offset) {
         writer.flush(timings.storeWait());
         try {
-            return store.conversations(limit, offset);
+            return store.conversations(caller.personId(), limit, offset);
         } catch (StoreException e) {
             throw ConversationException.unavailable(e);
         }
     }
 
-    /** Conversations whose title or messages have every word of {@code text} ({@link ConversationStore#search}). */
-    public List<ConversationRecord> search(String text, int limit) {
+    /** The caller's conversations whose title or messages have every word of {@code text} ({@link ConversationStore#search}). */
+    public List<ConversationRecord> search(Caller caller, String text, int limit) {
         writer.flush(timings.storeWait());
         try {
-            return store.search(text, limit);
+            return store.search(caller.personId(), text, limit);
         } catch (StoreException e) {
             throw ConversationException.unavailable(e);
         }
@@ -201,8 +208,9 @@ public final class ConversationService implements AutoCloseable {
      * @throws ConversationException INVALID for a turn the conversation does not have, BUSY while that turn or an
      *                               earlier one is still running
      */
-    public ConversationRecord fork(String id, int beforeTurn) {
-        ConversationSnapshot original = hot.getOrLoad(validId(id)).snapshot();
+    public ConversationRecord fork(Caller caller, String id, int beforeTurn) {
+        refuseWhileStorageFails();
+        ConversationSnapshot original = owned(caller, id).snapshot();
         int turnCount = original.turns().isEmpty() ? 0 : original.turns().getLast().turn() + 1;
         if (beforeTurn < 0 || beforeTurn > turnCount) {
             throw new ConversationException(ConversationException.Kind.INVALID,
@@ -218,7 +226,7 @@ public final class ConversationService implements AutoCloseable {
         String forkId = UUID.randomUUID().toString();
         String root = from.cacheKey().contains("/") ? from.cacheKey().substring(0, from.cacheKey().indexOf('/')) : from.cacheKey();
         ConversationRecord fork = new ConversationRecord(forkId, from.title(), from.systemPrompt(), from.provider(), from.model(),
-                now, now, from.id(), root + "/" + forkId);
+                now, now, from.id(), root + "/" + forkId, from.owner());
         List<StoredEntry> entries = original.entries().stream().filter(e -> e.turn() < beforeTurn)
                 .map(e -> new StoredEntry(forkId, e.seq(), e.turn(), e.kind(), e.content(), e.replayFormat(), e.replayData(),
                         e.createdAtMillis(), e.attachments()))
@@ -240,46 +248,52 @@ public final class ConversationService implements AutoCloseable {
             writes.add(new Write.AppendEntry(entry, files));
         }
         turns.forEach(turn -> writes.add(new Write.PutTurn(turn)));
-        writer.submitAll(writes); // one transaction: a fork is there whole or not at all
-        commands.forked(from.id(), forkId);
+        long created = writer.submitAll(writes); // one transaction: a fork is there whole or not at all
+        commands.forked(from.owner(), from.id(), forkId);
         HotConversation copy = hot.newCopy(fork, entries, turns,
-                new Lease.Held(forkId, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis()));
+                new Lease.Held(forkId, Write.CreateConversation.LEASE_EPOCH, now + timings.leaseTtl().toMillis()), () -> writer.applied(created));
         hot.adopt(copy);
         ConversationModels.Choice choice = new ConversationModels.Choice(fork.provider(), fork.model());
         models.expectPrefix(choice, new ModelCall(fork.systemPrompt(), ContextView.visible(entries.stream().map(HotConversation::entryOf).toList()), fork.cacheKey()));
         writer.flush(timings.storeWait());
-        changes.publish("created", forkId);
+        changes.publish("created", fork);
         return fork;
     }
 
-    public long count() {
+    /** How many conversations the caller has. */
+    public long count(Caller caller) {
         try {
-            return store.count();
+            return store.count(caller.personId());
         } catch (StoreException e) {
             throw ConversationException.unavailable(e);
         }
     }
 
+    /** Whether a turn of conversation {@code id} (one the caller has already been given) runs here. */
     public boolean isRunning(String id) {
         return hot.get(id).map(HotConversation::isRunning).orElse(false);
     }
 
     /** What {@code GET /api/conversations/{id}} answers: the snapshot, its costs priced as the conversation's model is. */
-    public ObjectNode snapshotJson(String id) {
-        ConversationSnapshot snapshot = snapshot(id);
+    public ObjectNode snapshotJson(Caller caller, String id) {
+        ConversationSnapshot snapshot = snapshot(caller, id);
         ConversationRecord record = snapshot.record();
         return snapshot.toJson(models.prices(new ConversationModels.Choice(record.provider(), record.model())).orElse(null));
     }
 
-    /** A conversation as the page shows it: its entries verbatim and its turns. */
-    public ConversationSnapshot snapshot(String id) {
+    /** A conversation of the caller as the page shows it: its entries verbatim and its turns. */
+    public ConversationSnapshot snapshot(Caller caller, String id) {
         Optional<HotConversation> conversation = hot.get(validId(id));
         if (conversation.isPresent()) {
-            return conversation.get().snapshot();
+            ConversationSnapshot snapshot = conversation.get().snapshot();
+            if (snapshot.record().owner().equals(caller.personId())) {
+                return snapshot;
+            }
+            throw ConversationException.notFound(id);
         }
         hot.awaitWriter(); // read our own writes (a delete, a hand-over) before reading the store
         try {
-            ConversationRecord record = store.conversation(id).orElseThrow(() -> ConversationException.notFound(id));
+            ConversationRecord record = store.conversation(caller.personId(), id).orElseThrow(() -> ConversationException.notFound(id));
             return ConversationSnapshot.of(record, store.entries(id), store.turns(id), false);
         } catch (StoreException e) {
             throw ConversationException.unavailable(e);
@@ -291,24 +305,48 @@ public final class ConversationService implements AutoCloseable {
      *
      * @throws ConversationException NOT_FOUND for an unknown id, BUSY when another instance runs a turn of it
      */
-    public ConversationRecord record(String id) {
-        return hot.getOrLoad(validId(id)).record();
+    public ConversationRecord record(Caller caller, String id) {
+        return owned(caller, id).record();
     }
 
-    public ConversationRecord rename(String id, String title) {
+    public ConversationRecord rename(Caller caller, String id, String title) {
         String valid = validTitle(title);
-        ConversationRecord renamed = hot.getOrLoad(validId(id)).rename(valid);
-        changes.publish("renamed", id);
+        ConversationRecord renamed = owned(caller, id).rename(valid);
+        changes.publish("renamed", renamed);
         return renamed;
     }
 
     /** @throws ConversationException BUSY while a turn runs on it */
-    public void delete(String id) {
-        HotConversation conversation = hot.getOrLoad(validId(id));
+    public void delete(Caller caller, String id) {
+        HotConversation conversation = owned(caller, id);
+        ConversationRecord record = conversation.record();
         conversation.delete();
         hot.forget(conversation);
-        commands.deleted(id);
-        changes.publish("deleted", id);
+        commands.deleted(record.owner(), id);
+        changes.publish("deleted", record);
+    }
+
+    /**
+     * Conversation {@code id} held here, if the caller owns it. Another person's conversation is NOT_FOUND, exactly as
+     * a missing one, and is not even loaded (its lease is not taken): the store's query is by owner.
+     */
+    private HotConversation owned(Caller caller, String id) {
+        validId(id);
+        if (hot.get(id).isEmpty()) {
+            hot.awaitWriter(); // our own writes (a create, a delete) are in the store
+            try {
+                if (store.conversation(caller.personId(), id).isEmpty()) {
+                    throw ConversationException.notFound(id);
+                }
+            } catch (StoreException e) {
+                throw ConversationException.unavailable(e);
+            }
+        }
+        HotConversation conversation = hot.getOrLoad(id);
+        if (!conversation.record().owner().equals(caller.personId())) {
+            throw ConversationException.notFound(id);
+        }
+        return conversation;
     }
 
     /**
@@ -316,9 +354,8 @@ public final class ConversationService implements AutoCloseable {
      *
      * @throws ConversationException NOT_FOUND for an unknown id
      */
-    public Workspace.Usage workspace(String id) {
-        hot.getOrLoad(validId(id));
-        return commands.usage(id);
+    public Workspace.Usage workspace(Caller caller, String id) {
+        return commands.usage(owned(caller, id).record().owner(), id);
     }
 
     /**
@@ -327,26 +364,30 @@ public final class ConversationService implements AutoCloseable {
      *
      * @throws ConversationException NOT_FOUND for an unknown id, BUSY while a turn of it runs
      */
-    public void clearWorkspace(String id) {
-        hot.getOrLoad(validId(id)).whileIdle(() -> commands.clear(id));
+    public void clearWorkspace(Caller caller, String id) {
+        HotConversation conversation = owned(caller, id);
+        conversation.whileIdle(() -> commands.clear(conversation.record().owner(), id));
     }
 
     /**
      * Starts a turn with the person's new message.
      *
-     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere)
+     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere), UNAVAILABLE
+     *                               while the database cannot write (a full disk)
      */
-    public AgentRun startTurn(String id, String content) {
-        return startTurn(id, content, List.of());
+    public AgentRun startTurn(Caller caller, String id, String content) {
+        return startTurn(caller, id, content, List.of());
     }
 
     /**
      * Starts a turn with the person's new message and the documents attached to it (already read:
      * {@link dev.skillforge.server.document.Documents#read(List)}). A message with attachments may be empty.
      *
-     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere)
+     * @throws ConversationException BUSY when a turn of the conversation is running (here or elsewhere), UNAVAILABLE
+     *                               while the database cannot write (a full disk), BUDGET_SPENT when the caller's
+     *                               monthly budget is spent (before anything is sent to a model)
      */
-    public AgentRun startTurn(String id, String content, List<AttachedDocument> documents) {
+    public AgentRun startTurn(Caller caller, String id, String content, List<AttachedDocument> documents) {
         if (content == null || (content.isBlank() && documents.isEmpty())) {
             throw new ConversationException(ConversationException.Kind.INVALID, "The message is empty");
         }
@@ -354,16 +395,19 @@ public final class ConversationService implements AutoCloseable {
         requireStorable("message", content);
         validId(id);
         refuseWhileDraining();
+        refuseWhileStorageFails();
+        budgets.requireRoom(caller.personId());
         while (true) {
-            HotConversation conversation = hot.getOrLoad(id);
+            HotConversation conversation = owned(caller, id);
             ConversationRecord record = conversation.record();
             ConversationModels.Choice choice = new ConversationModels.Choice(record.provider(), record.model());
             requireFits(choice, documents);
             String title = content.isBlank() ? documents.getFirst().attachment().name() : titleFrom(content);
-            Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice), commands.forConversation(id),
-                    models.runObserver(choice, id, content));
+            Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice),
+                    commands.forConversation(record.owner(), id),
+                    budgets.counting(record.owner(), models.prices(choice), models.runObserver(choice, id, record.owner(), content)));
             if (run.isPresent()) {
-                announce(id, run.get());
+                announce(record, run.get());
                 return run.get();
             }
             // handed over or deleted meanwhile: load again
@@ -387,8 +431,8 @@ public final class ConversationService implements AutoCloseable {
      *
      * @throws ConversationException NOT_FOUND when the conversation does not reference such a file
      */
-    public AttachmentDownload attachment(String id, String sha256) {
-        Attachment attachment = referenced(id, sha256);
+    public AttachmentDownload attachment(Caller caller, String id, String sha256) {
+        Attachment attachment = referenced(caller, id, sha256);
         return new AttachmentDownload(attachment.name(), attachment.mediaType(), storedFile(id, sha256));
     }
 
@@ -404,12 +448,12 @@ public final class ConversationService implements AutoCloseable {
     }
 
     /** What the model reads of an attached file: its extracted text in its fixed wrapping, as stored. */
-    public String attachmentText(String id, String sha256) {
-        return referenced(id, sha256).promptText();
+    public String attachmentText(Caller caller, String id, String sha256) {
+        return referenced(caller, id, sha256).promptText();
     }
 
-    private Attachment referenced(String id, String sha256) {
-        return snapshot(id).entries().stream().flatMap(entry -> entry.attachments().stream())
+    private Attachment referenced(Caller caller, String id, String sha256) {
+        return snapshot(caller, id).entries().stream().flatMap(entry -> entry.attachments().stream())
                 .filter(a -> a.sha256().equals(sha256)).findFirst()
                 .orElseThrow(() -> new ConversationException(ConversationException.Kind.NOT_FOUND,
                         "Conversation " + id + " has no attachment " + StorableText.abbreviate(sha256, 64)));
@@ -420,26 +464,44 @@ public final class ConversationService implements AutoCloseable {
     }
 
     /** Tells the pages a turn started, and, from a virtual thread that waits for it, that it ended. */
-    private void announce(String id, AgentRun run) {
-        changes.publish("running", id);
-        Thread.ofVirtual().name("changes-" + id).start(() -> {
+    private void announce(ConversationRecord record, AgentRun run) {
+        changes.publish("running", record);
+        Thread.ofVirtual().name("changes-" + record.id()).start(() -> {
             while (!run.awaitEnd(Duration.ofMinutes(1))) {
                 if (Thread.currentThread().isInterrupted()) {
                     return;
                 }
             }
-            changes.publish("ended", id);
+            changes.publish("ended", record);
         });
     }
 
     /** The running turn, or else the last one run here since this conversation was loaded. */
-    public Optional<AgentRun> currentOrLastRun(String id) {
+    public Optional<AgentRun> currentOrLastRun(Caller caller, String id) {
         Optional<HotConversation> conversation = hot.get(validId(id));
         if (conversation.isEmpty()) {
-            snapshot(id); // 404 for an unknown id
+            requireStored(caller, id); // 404 for an unknown id, or another person's
             return Optional.empty();
         }
+        if (!conversation.get().record().owner().equals(caller.personId())) {
+            throw ConversationException.notFound(id);
+        }
         return conversation.get().currentOrLastRun();
+    }
+
+    /**
+     * NOT_FOUND unless the store has the conversation: one row read, not its history (every client that follows a
+     * turn of another instance asks this).
+     */
+    private void requireStored(Caller caller, String id) {
+        hot.awaitWriter(); // our own writes (a delete, a hand-over) are in the store
+        try {
+            if (store.conversation(caller.personId(), id).isEmpty()) {
+                throw ConversationException.notFound(id);
+            }
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
     }
 
     /** The running (or last) turn of a conversation held in memory here; empty for any other (for another instance's follower). */
@@ -484,10 +546,10 @@ public final class ConversationService implements AutoCloseable {
     }
 
     /** Stops the running turn; false when none was running. */
-    public boolean stop(String id) {
+    public boolean stop(Caller caller, String id) {
         Optional<HotConversation> conversation = hot.get(validId(id));
-        if (conversation.isEmpty()) {
-            snapshot(id);
+        if (conversation.isEmpty() || !conversation.get().record().owner().equals(caller.personId())) {
+            snapshot(caller, id); // 404 for an unknown id, or another person's
             return false;
         }
         Optional<AgentRun> run = conversation.get().running();
@@ -499,16 +561,16 @@ public final class ConversationService implements AutoCloseable {
      * The exact messages array the conversation's provider receives next (before the next user
      * message): the model's view, as the last context cut left it.
      */
-    public JsonNode nextRequestMessages(String id) {
-        ExportSource source = exportSource(id);
+    public JsonNode nextRequestMessages(Caller caller, String id) {
+        ExportSource source = exportSource(caller, id);
         ConversationRecord record = source.record();
         return models.nextRequestMessages(new ConversationModels.Choice(record.provider(), record.model()),
                 new ModelCall(record.systemPrompt(), ContextView.visible(source.entries()), record.cacheKey()));
     }
 
     /** The entries and system prompt the provider would receive next. */
-    public ExportSource exportSource(String id) {
-        ConversationSnapshot snapshot = snapshot(id);
+    public ExportSource exportSource(Caller caller, String id) {
+        ConversationSnapshot snapshot = snapshot(caller, id);
         return new ExportSource(snapshot.record(), snapshot.entries().stream().map(HotConversation::entryOf).toList(), snapshot);
     }
 
@@ -589,6 +651,19 @@ public final class ConversationService implements AutoCloseable {
         if (draining) {
             throw new ConversationException(ConversationException.Kind.STOPPING,
                     "This server instance is stopping; send the request again (another instance takes it)");
+        }
+    }
+
+    /**
+     * While the database cannot write for lack of room (or a failing disk), new work is refused before anything of it
+     * is kept: it would pile up in memory, never stored if the server stops first. (An unreachable database is
+     * another matter: hot conversations go on, and what they write lands when it is back.)
+     */
+    private void refuseWhileStorageFails() {
+        if (writer.storageFailure().isPresent()) {
+            throw new ConversationException(ConversationException.Kind.UNAVAILABLE, "The server cannot store conversations right now:"
+                    + " its database cannot write (the disk is full or failing). Nothing was sent to the model; try again once"
+                    + " the server has room.");
         }
     }
 

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -46,6 +47,8 @@ final class HotConversation {
     /** Until when (this instance's clock) the lease is known to be held: no other instance can have taken it before. */
     private volatile long leaseKnownUntilMillis;
     private final LeaseCheck leaseCheck;
+    /** Whether the store has this conversation: its creation was written (a copy loaded from the store always). */
+    private final BooleanSupplier inStore;
     private final InstantSource clock;
     /** Where writes go: each list reaches the store in one transaction. */
     private final Consumer<List<Write>> writes;
@@ -74,14 +77,16 @@ final class HotConversation {
      * @param turns  the turns as stored (a turn cut off by a crash already marked interrupted)
      * @param lease  the lease held for it: its epoch, and until when it is known to be held
      * @param check  makes sure the lease is still held when a turn ends after that time
+     * @param inStore whether the conversation's creation has been written to the store
      * @param writes where changes go, in order; each list in one transaction
      */
     HotConversation(ConversationRecord record, List<StoredEntry> stored, List<TurnRecord> turns, Lease.Held lease, LeaseCheck check,
-                    Consumer<List<Write>> writes, InstantSource clock) {
+                    BooleanSupplier inStore, Consumer<List<Write>> writes, InstantSource clock) {
         this.id = record.id();
         this.epoch = lease.epoch();
         this.leaseKnownUntilMillis = lease.expiresAtMillis();
         this.leaseCheck = check;
+        this.inStore = inStore;
         this.record = record;
         this.writes = writes;
         this.clock = clock;
@@ -99,6 +104,14 @@ final class HotConversation {
 
     long epoch() {
         return epoch;
+    }
+
+    /**
+     * Whether the store has this conversation. Until it has, nobody else can hold its lease (a new id is leased with
+     * its creation), so a lease that cannot be found is on its way, not lost.
+     */
+    boolean stored() {
+        return inStore.getAsBoolean();
     }
 
     /** A renewal confirmed the lease until {@code millis}. */

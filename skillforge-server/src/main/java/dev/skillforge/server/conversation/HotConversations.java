@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * The conversations this instance holds in memory, and their life: a conversation is loaded on
@@ -116,7 +117,7 @@ final class HotConversations {
                     ConversationRecord record = store.conversation(id).orElseThrow(() -> ConversationException.notFound(id));
                     Lease.Held held = (Lease.Held) lease;
                     List<TurnRecord> turns = markInterrupted(id, store.turns(id), held.epoch());
-                    return newCopy(record, store.entries(id), turns, held);
+                    return newCopy(record, store.entries(id), turns, held, () -> true);
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     throw new ConversationException(ConversationException.Kind.BUSY,
@@ -222,37 +223,53 @@ final class HotConversations {
     void fenced(String id, long epoch) {
         HotConversation conversation = hot.get(id);
         if (conversation != null && conversation.epoch() == epoch) {
-            lost(conversation);
+            lost(conversation, "the store refused its writes: another instance holds the conversation now");
         }
     }
 
-    /** The lease of this copy was taken over: stop its turn (the client is told), and never use the copy again. */
-    void lost(HotConversation conversation) {
+    /** The lease of this copy is gone ({@code why}): stop its turn (the client is told), and never use the copy again. */
+    void lost(HotConversation conversation, String why) {
         boolean wasRunning = conversation.fence();
         hot.remove(conversation.id(), conversation);
-        log.warn("conversation {}: lease (epoch {}) lost to another instance; dropped from memory{}", conversation.id(),
-                conversation.epoch(), wasRunning ? ", its running turn stopped" : "");
+        log.warn("conversation {}: lease (epoch {}) lost, {}; dropped from memory{}", conversation.id(), conversation.epoch(), why,
+                wasRunning ? ", its running turn stopped" : "");
     }
 
-    /** A copy in memory under {@code lease}, its writes to the writer. */
-    HotConversation newCopy(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns, Lease.Held lease) {
-        return new HotConversation(record, entries, turns, lease, this::stillHeld, writer::submitAll, clock);
+    /**
+     * A copy in memory under {@code lease}, its writes to the writer.
+     *
+     * @param inStore whether its creation has been written to the store
+     */
+    HotConversation newCopy(ConversationRecord record, List<StoredEntry> entries, List<TurnRecord> turns, Lease.Held lease,
+                            BooleanSupplier inStore) {
+        return new HotConversation(record, entries, turns, lease, this::stillHeld, inStore, writer::submitAll, clock);
     }
 
-    /** Renews one lease now; if it was taken over, the copy is fenced and dropped. A store failure leaves the question open (true). */
+    /**
+     * Renews one lease now; if it was taken over, the copy is fenced and dropped. A store that fails, or that does not
+     * have the conversation yet (its creation waits in the writer), leaves the question open (true).
+     */
     private boolean stillHeld(HotConversation conversation) {
         long now = clock.millis();
+        boolean stored = conversation.stored(); // before the renewal: a creation written after it began is not seen by it
+        ConversationStore.Renewal renewal;
         try {
-            if (store.renewLeases(owner, Set.of(conversation.id()), now, timings.leaseTtl().toMillis()).held().contains(conversation.id())) {
-                conversation.leaseRenewedUntil(now + timings.leaseTtl().toMillis());
-                return true;
-            }
+            renewal = store.renewLeases(owner, Set.of(conversation.id()), now, timings.leaseTtl().toMillis());
         } catch (StoreException e) {
             log.warn("conversation {}: could not make sure of its lease ({}); its writes stay fenced by epoch", conversation.id(), e.getMessage());
             return true;
         }
-        lost(conversation);
-        return false;
+        return switch (LeaseFinding.of(renewal, conversation.id(), stored)) {
+            case HELD -> {
+                conversation.leaseRenewedUntil(now + timings.leaseTtl().toMillis());
+                yield true;
+            }
+            case NOT_STORED_YET -> true;
+            case LOST -> {
+                lost(conversation, LeaseFinding.whyLost(renewal, conversation.id()));
+                yield false;
+            }
+        };
     }
 
     /** Lets every idle conversation go (each flushed, then its lease given back); running ones stay. */

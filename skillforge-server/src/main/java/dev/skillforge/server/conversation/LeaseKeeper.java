@@ -7,13 +7,16 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
  * Keeps the leases of the conversations this instance holds in memory: each {@link #renew()}
  * extends them all in one store call, hands over (when idle) those another instance asked for, and
  * drops the copies whose lease was lost while this instance could not renew (after a partition or a
- * long pause), so no turn ever runs again from a copy another instance may have moved on.
+ * long pause), so no turn ever runs again from a copy another instance may have moved on. A lease
+ * the store does not have because the conversation's creation is not written yet (the database
+ * cannot write) is not lost ({@link LeaseFinding}).
  */
 final class LeaseKeeper {
 
@@ -39,6 +42,9 @@ final class LeaseKeeper {
         if (ids.isEmpty()) {
             return;
         }
+        // Asked before the renewal: a creation written after it began is not seen by it.
+        Set<String> stored = new HashSet<>();
+        ids.forEach(id -> hot.get(id).filter(HotConversation::stored).ifPresent(conversation -> stored.add(id)));
         ConversationStore.Renewal renewal;
         long now = clock.millis();
         try {
@@ -49,14 +55,17 @@ final class LeaseKeeper {
         }
         for (String id : ids) {
             hot.get(id).ifPresent(conversation -> {
-                if (renewal.held().contains(id)) {
-                    conversation.leaseRenewedUntil(now + ttl.toMillis());
-                    if (renewal.requested().contains(id)) {
-                        hot.letGo(conversation, "handed over to another instance");
+                switch (LeaseFinding.of(renewal, id, stored.contains(id))) {
+                    case HELD -> {
+                        conversation.leaseRenewedUntil(now + ttl.toMillis());
+                        if (renewal.requested().contains(id)) {
+                            hot.letGo(conversation, "handed over to another instance");
+                        }
                     }
-                } else if (clock.millis() - conversation.record().createdAtMillis() > ttl.toMillis()) {
-                    // (A conversation younger than a lease period may simply not be written yet.)
-                    hot.lost(conversation);
+                    case NOT_STORED_YET -> {
+                        // the writer says why the store cannot write
+                    }
+                    case LOST -> hot.lost(conversation, LeaseFinding.whyLost(renewal, id));
                 }
             });
         }

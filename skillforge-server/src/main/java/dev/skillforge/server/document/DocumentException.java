@@ -9,10 +9,14 @@ public final class DocumentException extends RuntimeException {
     public enum Kind {
         /** Malformed: bad base64, a hostile name, an empty file, a corrupt PDF, a PDF without text. */
         INVALID,
-        /** Over a limit (per file, per message, extracted text, pages, decompressed size). */
+        /** Over a limit (per file, per message, extracted text, pages, decoded size, work, time). */
         TOO_LARGE,
         /** A type SkillForge does not read. */
-        UNSUPPORTED
+        UNSUPPORTED,
+        /** The server is reading as many files as it reads at once, and this one waited its turn too long: send it again. */
+        BUSY,
+        /** Whoever asked went away (the request ended, the call or the turn was stopped) before the file was read. */
+        STOPPED
     }
 
     private final Kind kind;
@@ -42,5 +46,13 @@ public final class DocumentException extends RuntimeException {
 
     static DocumentException unsupported(String message) {
         return new DocumentException(Kind.UNSUPPORTED, "unsupported_attachment_type", message);
+    }
+
+    static DocumentException busy(String message) {
+        return new DocumentException(Kind.BUSY, "documents_busy", message);
+    }
+
+    static DocumentException stopped(String message) {
+        return new DocumentException(Kind.STOPPED, "request_ended", message);
     }
 }

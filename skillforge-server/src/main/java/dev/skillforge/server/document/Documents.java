@@ -2,10 +2,8 @@ package dev.skillforge.server.document;
 
 import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.StorableText;
-import org.jsoup.Jsoup;
+import dev.skillforge.core.agent.Cancellation;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -15,7 +13,9 @@ import java.util.List;
 /**
  * Turns uploads into attachments: checks names, types and limits, extracts the text once (PDF with
  * PDFBox, HTML with jsoup, text with its encoding detected) and wraps it ({@link Attachment#wrap}). What
- * comes out is stored and replayed verbatim; nothing here runs again for a stored attachment.
+ * comes out is stored and replayed verbatim; nothing here runs again for a stored attachment. Text is extracted off
+ * the caller's thread, a few files at a time for the whole server, within a time limit per request, and stops when
+ * the caller goes away ({@link ExtractionWorkers}).
  */
 public final class Documents {
 
@@ -25,9 +25,41 @@ public final class Documents {
     /**
      * All files of one message, in order.
      *
+     * @param caller cancelled when whoever sent them has gone (the request ended, the call was cancelled)
      * @throws DocumentException for the first file (or limit) that is wrong: then nothing is accepted
      */
-    public static List<AttachedDocument> read(List<Upload> uploads) {
+    public static List<AttachedDocument> read(List<Upload> uploads, Cancellation caller) {
+        return readMessages(List.of(uploads), caller).getFirst();
+    }
+
+    /**
+     * The files of several messages (a stateless request's history), each message's in order: one extraction, within
+     * one time limit, and each message within the limits of a message.
+     *
+     * @throws DocumentException for the first file (or limit) that is wrong: then nothing is accepted
+     */
+    public static List<List<AttachedDocument>> readMessages(List<List<Upload>> messages, Cancellation caller) {
+        if (messages.stream().allMatch(List::isEmpty)) {
+            return messages.stream().map(none -> List.<AttachedDocument>of()).toList();
+        }
+        messages.forEach(Documents::checkCounts);
+        return ExtractionWorkers.SHARED.run(caller, deadline -> messages.stream().map(uploads -> read(uploads, deadline)).toList());
+    }
+
+    /**
+     * A fetched web page's title and readable text (as an attached HTML file's), read like an attachment: off the
+     * caller's thread, within the same limits and time.
+     *
+     * @throws DocumentException when the page passes a limit or the caller went away
+     */
+    public static HtmlPage readPage(String html, String url, int maxChars, Cancellation caller) {
+        return ExtractionWorkers.SHARED.run(caller, deadline -> {
+            org.jsoup.nodes.Document page = HtmlParsing.parse(html, url, url, deadline);
+            return new HtmlPage(page.title().strip(), HtmlMarkdown.of(page, url, maxChars, deadline));
+        });
+    }
+
+    private static void checkCounts(List<Upload> uploads) {
         if (uploads.size() > DocumentLimits.MAX_FILES) {
             throw DocumentException.tooLarge(uploads.size() + " files are attached; the limit is " + DocumentLimits.MAX_FILES
                     + " per message");
@@ -37,10 +69,14 @@ public final class Documents {
             throw DocumentException.tooLarge("The attached files are " + total + " bytes together; the limit is "
                     + DocumentLimits.MAX_MESSAGE_BYTES + " bytes (10 MiB) per message");
         }
+    }
+
+    /** One message's files, on this thread, within {@code deadline}. */
+    static List<AttachedDocument> read(List<Upload> uploads, Deadline deadline) {
         List<AttachedDocument> documents = new ArrayList<>(uploads.size());
         long text = 0;
         for (Upload upload : uploads) {
-            AttachedDocument document = read(upload);
+            AttachedDocument document = read(upload, deadline);
             text += document.attachment().promptText().length();
             if (text > DocumentLimits.MAX_MESSAGE_TEXT_CHARS) {
                 throw DocumentException.tooLarge("The attached files hold more than " + DocumentLimits.MAX_MESSAGE_TEXT_CHARS
@@ -51,8 +87,8 @@ public final class Documents {
         return List.copyOf(documents);
     }
 
-    /** One file. @throws DocumentException when it is refused */
-    public static AttachedDocument read(Upload upload) {
+    /** One file, on this thread, within {@code deadline}. @throws DocumentException when it is refused */
+    static AttachedDocument read(Upload upload, Deadline deadline) {
         String name = FileNames.check(upload.name());
         byte[] data = upload.data();
         if (data.length == 0) {
@@ -70,10 +106,10 @@ public final class Documents {
         if (kind != DocumentKind.PDF && startsWith(data, "%PDF-")) {
             kind = DocumentKind.PDF; // a PDF sent as text would reach the model as binary noise
         }
-        long deadline = System.nanoTime() + DocumentLimits.MAX_EXTRACT_MILLIS * 1_000_000;
+        String what = "'" + name + "'";
         String text = StorableText.clean(switch (kind) {
             case PDF -> PdfText.extract(name, data, deadline);
-            case HTML -> html(name, data);
+            case HTML -> HtmlMarkdown.of(HtmlParsing.parse(data, what, deadline), what, DocumentLimits.MAX_TEXT_CHARS, deadline);
             case TEXT -> TextDecoding.decode(name, data);
         });
         if (text.length() > DocumentLimits.MAX_TEXT_CHARS) {
@@ -85,15 +121,6 @@ public final class Documents {
         }
         String type = storedType(kind, upload.mediaType());
         return new AttachedDocument(new Attachment(sha256(data), name, type, data.length, Attachment.wrap(name, type, text)), data);
-    }
-
-    private static String html(String name, byte[] data) {
-        try {
-            // jsoup detects the charset (byte-order mark, <meta charset>, else UTF-8)
-            return HtmlMarkdown.of(Jsoup.parse(new ByteArrayInputStream(data), null, ""), "'" + name + "'", DocumentLimits.MAX_TEXT_CHARS);
-        } catch (IOException e) {
-            throw DocumentException.invalid("'" + name + "' is not readable HTML");
-        }
     }
 
     /** The declared type without parameters, or the kind's own when none (or a generic one) was declared. */

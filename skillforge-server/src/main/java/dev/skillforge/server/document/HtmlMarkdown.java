@@ -4,34 +4,54 @@ import org.jsoup.nodes.Document;
 import org.jsoup.nodes.Element;
 import org.jsoup.nodes.Node;
 import org.jsoup.nodes.TextNode;
+import org.jsoup.select.NodeFilter;
+import org.jsoup.select.NodeTraversor;
 
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Deque;
 import java.util.Set;
 
 /**
  * The readable text of an HTML page as Markdown: headings, paragraphs, lists, links, quotes and code
  * blocks; scripts, styles, navigation, forms and other chrome left out. Deterministic: the same page
- * gives the same text (it enters the transcript once and is replayed as it is).
+ * gives the same text (it enters the transcript once and is replayed as it is). One walk over the page, without
+ * recursion, each node visited once: the time is linear in the page whatever its nesting, the text is bounded as
+ * it is written ({@link MarkdownOut}), and the deadline is looked at as it goes.
  */
-public final class HtmlMarkdown {
+final class HtmlMarkdown implements NodeFilter {
 
     private static final Set<String> SKIPPED = Set.of("script", "style", "noscript", "template", "nav", "footer", "header",
             "aside", "form", "button", "select", "svg", "canvas", "iframe", "object", "embed", "head", "input", "textarea", "dialog");
     private static final Set<String> BLOCKS = Set.of("p", "div", "section", "article", "main", "table", "tr", "figure", "figcaption",
             "dl", "dt", "dd", "address", "details", "summary", "hr", "body", "html");
+    /** How often (in nodes) the deadline is looked at. */
+    private static final int CHECK_EVERY_NODES = 256;
 
-    private final StringBuilder out = new StringBuilder();
-    private final int maxChars;
+    private final MarkdownOut out;
+    private final String what;
+    private final Deadline deadline;
+    private final Node root;
+    /** Each open bold or italic element: where it started, to be undone if no text came after its opening mark. */
+    private final Deque<Emphasis> emphasis = new ArrayDeque<>();
+    /** The element index of the next child, per depth (as {@link Element#elementSiblingIndex}, without its search). */
+    private int[] nextChild = new int[64];
+    private long nodes;
 
-    private HtmlMarkdown(int maxChars) {
-        this.maxChars = maxChars;
+    private HtmlMarkdown(Node root, String what, int maxChars, Deadline deadline) {
+        this.root = root;
+        this.what = what;
+        this.deadline = deadline;
+        this.out = new MarkdownOut(maxChars, what);
     }
 
     /**
      * The page's main text ({@code <main>} or {@code <article>} when there is one, else the body).
      *
-     * @throws DocumentException TOO_LARGE when the text would be longer than {@code maxChars}
+     * @param what the page, as messages name it
+     * @throws DocumentException TOO_LARGE when the text would be longer than {@code maxChars}; the deadline's
      */
-    public static String of(Document page, String what, int maxChars) {
+    static String of(Document page, String what, int maxChars, Deadline deadline) {
         Element root = page.selectFirst("main");
         if (root == null) {
             root = page.selectFirst("article");
@@ -39,133 +59,131 @@ public final class HtmlMarkdown {
         if (root == null) {
             root = page.body();
         }
-        HtmlMarkdown markdown = new HtmlMarkdown(maxChars);
-        if (root != null) {
-            markdown.children(root, what);
+        if (root == null) {
+            return "";
         }
-        return markdown.out.toString().replaceAll("[ \\t]+\\n", "\n").replaceAll("\\n{3,}", "\n\n").strip();
+        HtmlMarkdown markdown = new HtmlMarkdown(root, what, maxChars, deadline);
+        NodeTraversor.filter(markdown, root);
+        return markdown.out.text();
     }
 
-    private void children(Element element, String what) {
-        for (Node child : element.childNodes()) {
-            if (out.length() > maxChars) {
-                throw DocumentException.tooLarge(what + ": its text is longer than " + maxChars + " characters");
-            }
-            if (child instanceof TextNode text) {
-                inline(text.text().replaceAll("\\s+", " "));
-            } else if (child instanceof Element e) {
-                element(e, what);
-            }
+    @Override
+    public FilterResult head(Node node, int depth) {
+        if (++nodes % CHECK_EVERY_NODES == 0) {
+            deadline.check(what);
         }
-    }
-
-    private void element(Element e, String what) {
+        if (node == root) {
+            nextChild[1] = 0;
+            return FilterResult.CONTINUE;
+        }
+        if (node instanceof TextNode text) {
+            out.inline(text.text().replaceAll("\\s+", " "));
+            return FilterResult.CONTINUE;
+        }
+        if (!(node instanceof Element e)) {
+            return FilterResult.SKIP_ENTIRELY;
+        }
+        if (depth + 1 >= nextChild.length) {
+            nextChild = Arrays.copyOf(nextChild, nextChild.length * 2);
+        }
+        int index = nextChild[depth]++;
+        nextChild[depth + 1] = 0;
         String tag = e.normalName();
         if (SKIPPED.contains(tag) || e.hasAttr("hidden") || "true".equals(e.attr("aria-hidden"))) {
-            return;
+            return FilterResult.SKIP_ENTIRELY;
         }
         switch (tag) {
             case "h1", "h2", "h3", "h4", "h5", "h6" -> {
-                block();
-                out.append("#".repeat(tag.charAt(1) - '0')).append(' ').append(e.text().strip());
-                block();
+                out.blankLine();
+                out.write("#".repeat(tag.charAt(1) - '0') + " " + e.text().strip());
+                out.blankLine();
+                return FilterResult.SKIP_ENTIRELY;
             }
-            case "br" -> out.append('\n');
+            case "br" -> out.lineBreak();
             case "pre" -> {
-                block();
+                out.blankLine();
                 String code = e.wholeText();
                 String fence = code.contains("```") ? "~~~~" : "```";
-                out.append(fence).append('\n').append(code.endsWith("\n") ? code : code + "\n").append(fence);
-                block();
+                out.write(fence + "\n" + (code.endsWith("\n") ? code : code + "\n") + fence);
+                out.blankLine();
+                return FilterResult.SKIP_ENTIRELY;
             }
-            case "code" -> out.append('`').append(e.text()).append('`');
+            case "code" -> {
+                out.write("`" + e.text() + "`");
+                return FilterResult.SKIP_ENTIRELY;
+            }
             case "a" -> {
                 String href = e.absUrl("href");
                 String text = e.text().strip();
-                if (href.isEmpty() || text.isEmpty() || !(href.startsWith("http://") || href.startsWith("https://"))) {
-                    children(e, what);
-                } else {
-                    out.append('[').append(text.replace("]", "\\]")).append("](").append(href.replace(")", "%29")).append(')');
+                if (!href.isEmpty() && !text.isEmpty() && (href.startsWith("http://") || href.startsWith("https://"))) {
+                    out.write("[" + text.replace("]", "\\]") + "](" + href.replace(")", "%29") + ")");
+                    return FilterResult.SKIP_ENTIRELY;
                 }
             }
-            case "strong", "b" -> wrapped(e, "**", what);
-            case "em", "i" -> wrapped(e, "*", what);
+            case "strong", "b", "em", "i" -> {
+                MarkdownOut.Mark before = out.mark();
+                out.write(emphasisMark(tag));
+                emphasis.push(new Emphasis(before, out.mark()));
+            }
             case "li" -> {
-                newLine();
-                out.append(e.parent() != null && e.parent().normalName().equals("ol") ? (e.elementSiblingIndex() + 1) + ". " : "- ");
-                children(e, what);
+                out.newLine();
+                Element parent = e.parent();
+                out.write(parent != null && parent.normalName().equals("ol") ? (index + 1) + ". " : "- ");
             }
-            case "ul", "ol" -> {
-                block();
-                children(e, what);
-                block();
-            }
+            case "ul", "ol" -> out.blankLine();
             case "blockquote" -> {
-                block();
-                int start = out.length();
-                children(e, what);
-                String quoted = out.substring(start).strip().replace("\n", "\n> ");
-                out.setLength(start);
-                out.append("> ").append(quoted);
-                block();
-            }
-            case "td", "th" -> {
-                children(e, what);
-                out.append(" | ");
+                out.blankLine();
+                out.openQuote();
             }
             case "img" -> {
                 String alt = e.attr("alt").strip();
                 if (!alt.isEmpty()) {
-                    out.append("[image: ").append(alt).append(']');
+                    out.write("[image: " + alt + "]");
                 }
             }
             default -> {
-                boolean block = BLOCKS.contains(tag);
-                if (block) {
-                    block();
-                }
-                children(e, what);
-                if (block) {
-                    block();
+                if (BLOCKS.contains(tag)) {
+                    out.blankLine();
                 }
             }
         }
+        return FilterResult.CONTINUE;
     }
 
-    private void wrapped(Element e, String mark, String what) {
-        String text = e.text().strip();
-        if (text.isEmpty()) {
-            return;
+    @Override
+    public FilterResult tail(Node node, int depth) {
+        if (node == root || !(node instanceof Element e)) {
+            return FilterResult.CONTINUE;
         }
-        out.append(mark);
-        children(e, what);
-        out.append(mark);
-    }
-
-    private void inline(String text) {
-        if (text.isBlank()) {
-            if (!out.isEmpty() && out.charAt(out.length() - 1) != ' ' && out.charAt(out.length() - 1) != '\n') {
-                out.append(' ');
+        String tag = e.normalName();
+        switch (tag) {
+            case "strong", "b", "em", "i" -> {
+                Emphasis open = emphasis.pop();
+                if (out.wroteTextSince(open.opened())) {
+                    out.write(emphasisMark(tag));
+                } else {
+                    out.undo(open.before());
+                }
             }
-            return;
+            case "ul", "ol" -> out.blankLine();
+            case "blockquote" -> {
+                out.closeQuote();
+                out.blankLine();
+            }
+            case "td", "th" -> out.write(" | ");
+            default -> {
+                if (BLOCKS.contains(tag)) {
+                    out.blankLine();
+                }
+            }
         }
-        if (!out.isEmpty() && out.charAt(out.length() - 1) == '\n') {
-            text = text.stripLeading();
-        }
-        out.append(text);
+        return FilterResult.CONTINUE;
     }
 
-    private void newLine() {
-        if (!out.isEmpty() && out.charAt(out.length() - 1) != '\n') {
-            out.append('\n');
-        }
+    private record Emphasis(MarkdownOut.Mark before, MarkdownOut.Mark opened) {
     }
 
-    private void block() {
-        newLine();
-        int length = out.length();
-        if (length > 0 && !(length >= 2 && out.charAt(length - 2) == '\n')) {
-            out.append('\n');
-        }
+    private static String emphasisMark(String tag) {
+        return tag.equals("strong") || tag.equals("b") ? "**" : "*";
     }
 }

@@ -1,106 +1,68 @@
 package dev.skillforge.server.document;
 
 import org.apache.pdfbox.Loader;
+import org.apache.pdfbox.contentstream.operator.Operator;
+import org.apache.pdfbox.cos.COSBase;
 import org.apache.pdfbox.io.MemoryUsageSetting;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDPage;
 import org.apache.pdfbox.pdmodel.encryption.InvalidPasswordException;
+import org.apache.pdfbox.pdmodel.graphics.form.PDFormXObject;
+import org.apache.pdfbox.pdmodel.graphics.form.PDTransparencyGroup;
 import org.apache.pdfbox.text.PDFTextStripper;
+import org.apache.pdfbox.text.TextPosition;
 
 import java.io.IOException;
 import java.io.Writer;
-import java.util.zip.DataFormatException;
-import java.util.zip.Inflater;
+import java.util.List;
 
 /**
- * The text of a PDF, with Apache PDFBox. Hostile files are refused before or while they are read: every
- * compressed stream is inflated once, counting and discarding, before PDFBox sees the file (a zip bomb is
- * refused at {@link DocumentLimits#MAX_PDF_INFLATED_BYTES} instead of filling the heap); PDFBox keeps its
- * buffers in a bounded amount of memory; pages, text length and time are limited.
+ * The text of a PDF, with Apache PDFBox, within the limits of {@link DocumentLimits} checked while PDFBox works
+ * ({@link PdfWork}): what its streams decode to whatever their filters ({@link PdfDecoding}), the operators it runs
+ * (forms drawn by forms included), the operands it holds, the characters a page keeps, pages, text, and the deadline,
+ * looked at every few operators and every few KB decoded or parsed.
  */
 final class PdfText {
-
-    private static final byte[] STREAM = "stream".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private PdfText() {
     }
 
-    static String extract(String name, byte[] data, long deadlineNanos) {
+    /** @throws DocumentException for a file that is not a readable PDF or passes a limit */
+    static String extract(String name, byte[] data, Deadline deadline) {
+        String what = "'" + name + "'";
         if (data.length < 5 || !new String(data, 0, 5, java.nio.charset.StandardCharsets.US_ASCII).equals("%PDF-")) {
-            throw DocumentException.invalid("'" + name + "' is not a PDF (it does not start with %PDF-)");
+            throw DocumentException.invalid(what + " is not a PDF (it does not start with %PDF-)");
         }
-        requireNoBomb(name, data);
-        try (PDDocument document = Loader.loadPDF(data, "", null, null,
-                MemoryUsageSetting.setupMainMemoryOnly(DocumentLimits.MAX_PDF_INFLATED_BYTES).streamCache)) {
+        PdfWork work = new PdfWork(what, deadline);
+        try (PdfDecoding.Counting counting = PdfDecoding.countFor(work);
+             PDDocument document = Loader.loadPDF(data, "", null, null,
+                     MemoryUsageSetting.setupMainMemoryOnly(DocumentLimits.MAX_PDF_DECODED_BYTES).streamCache)) {
+            work.check();
             int pages = document.getNumberOfPages();
             if (pages > DocumentLimits.MAX_PDF_PAGES) {
-                throw DocumentException.tooLarge("'" + name + "' has " + pages + " pages; the limit is " + DocumentLimits.MAX_PDF_PAGES);
+                throw DocumentException.tooLarge(what + " has " + pages + " pages; the limit is " + DocumentLimits.MAX_PDF_PAGES);
             }
-            LimitedWriter text = new LimitedWriter(name);
-            new Stripper(name, deadlineNanos).writeText(document, text);
+            LimitedWriter text = new LimitedWriter(what);
+            new Stripper(work).writeText(document, text);
+            work.check();
             String extracted = text.out.toString().strip();
             if (extracted.isEmpty()) {
-                throw DocumentException.invalid("'" + name + "' has no text to read (a scanned PDF holds only images; run OCR first)");
+                throw DocumentException.invalid(what + " has no text to read (a scanned PDF holds only images; run OCR first)");
             }
             return extracted;
         } catch (InvalidPasswordException e) {
-            throw DocumentException.invalid("'" + name + "' is protected by a password");
+            throw DocumentException.invalid(what + " is protected by a password");
         } catch (IOException | RuntimeException e) {
+            if (work.refusal() != null) {
+                throw work.refusal(); // what PDFBox made of it (a failure, or a file it gave up on) came after
+            }
             if (e instanceof DocumentException refused) {
                 throw refused;
             }
-            throw DocumentException.invalid("'" + name + "' is not a readable PDF (" + reason(e) + ")");
+            throw DocumentException.invalid(what + " is not a readable PDF (" + reason(e) + ")");
+        } finally {
+            PdfWork.forgetNames();
         }
-    }
-
-    /** Inflates every stream that starts like zlib data, counting: a PDF whose streams inflate past the limit is a bomb. */
-    private static void requireNoBomb(String name, byte[] data) {
-        long inflated = 0;
-        byte[] sink = new byte[64 * 1024];
-        for (int at = indexOf(data, 0); at >= 0; at = indexOf(data, at + 1)) {
-            int start = at + STREAM.length;
-            if (start < data.length && data[start] == '\r') {
-                start++;
-            }
-            if (start >= data.length || data[start] != '\n') {
-                continue;
-            }
-            Inflater inflater = new Inflater();
-            try {
-                inflater.setInput(data, start + 1, data.length - start - 1);
-                while (!inflater.finished() && !inflater.needsInput() && !inflater.needsDictionary()) {
-                    int n = inflater.inflate(sink);
-                    inflated += n;
-                    if (inflated > DocumentLimits.MAX_PDF_INFLATED_BYTES) {
-                        throw DocumentException.tooLarge("'" + name + "' inflates to more than " + DocumentLimits.MAX_PDF_INFLATED_BYTES
-                                / (1024 * 1024) + " MiB: refused as a zip bomb");
-                    }
-                    if (n == 0 && inflater.getRemaining() == 0) {
-                        break;
-                    }
-                }
-            } catch (DataFormatException notZlib) {
-                // not a compressed stream (or another filter): PDFBox reads it
-            } finally {
-                inflater.end();
-            }
-        }
-    }
-
-    private static int indexOf(byte[] data, int from) {
-        outer:
-        for (int i = from; i <= data.length - STREAM.length; i++) {
-            for (int j = 0; j < STREAM.length; j++) {
-                if (data[i + j] != STREAM[j]) {
-                    continue outer;
-                }
-            }
-            if (i > 0 && data[i - 1] == 'd') {
-                continue; // "endstream"
-            }
-            return i;
-        }
-        return -1;
     }
 
     private static String reason(Exception e) {
@@ -108,42 +70,61 @@ final class PdfText {
         return dev.skillforge.core.transcript.StorableText.abbreviate(message, 120);
     }
 
-    /** Stops when the time is up. */
+    /** PDFBox's text stripper, every page, form, operator and character of it counted. */
     private static final class Stripper extends PDFTextStripper {
-        private final String name;
-        private final long deadlineNanos;
+        private final PdfWork work;
 
-        Stripper(String name, long deadlineNanos) {
-            this.name = name;
-            this.deadlineNanos = deadlineNanos;
+        Stripper(PdfWork work) {
+            this.work = work;
             setSortByPosition(false);
             setLineSeparator("\n"); // not the platform's: the same text on every server
             setPageEnd("\n\n"); // pages apart by a blank line
         }
 
         @Override
-        protected void startPage(PDPage page) throws IOException {
-            if (System.nanoTime() - deadlineNanos > 0) {
-                throw DocumentException.tooLarge("'" + name + "' took longer than " + DocumentLimits.MAX_EXTRACT_MILLIS / 1000
-                        + " s to read");
-            }
-            super.startPage(page);
+        public void processPage(PDPage page) throws IOException {
+            work.page();
+            super.processPage(MeteredContent.page(page, work));
+        }
+
+        @Override
+        public void showForm(PDFormXObject form) throws IOException {
+            work.form();
+            super.showForm(MeteredContent.form(form, work));
+        }
+
+        @Override
+        public void showTransparencyGroup(PDTransparencyGroup group) throws IOException {
+            work.form();
+            super.showTransparencyGroup(MeteredContent.group(group, work));
+        }
+
+        @Override
+        protected void processOperator(Operator operator, List<COSBase> operands) throws IOException {
+            work.operator();
+            super.processOperator(operator, operands);
+        }
+
+        @Override
+        protected void processTextPosition(TextPosition text) {
+            work.glyph();
+            super.processTextPosition(text);
         }
     }
 
     /** Refuses text past {@link DocumentLimits#MAX_TEXT_CHARS} as it is written. */
     private static final class LimitedWriter extends Writer {
         private final StringBuilder out = new StringBuilder();
-        private final String name;
+        private final String what;
 
-        LimitedWriter(String name) {
-            this.name = name;
+        LimitedWriter(String what) {
+            this.what = what;
         }
 
         @Override
         public void write(char[] buffer, int offset, int length) {
             if (out.length() + length > DocumentLimits.MAX_TEXT_CHARS) {
-                throw DocumentException.tooLarge("'" + name + "' holds more than " + DocumentLimits.MAX_TEXT_CHARS + " characters of text");
+                throw DocumentException.tooLarge(what + " holds more than " + DocumentLimits.MAX_TEXT_CHARS + " characters of text");
             }
             out.append(buffer, offset, length);
         }

@@ -20,9 +20,9 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The workspaces of a data folder ({@code FORGE_DATA_DIR/workspaces}): one folder per key (a
- * conversation's id, or a stateless conversation's key), made when its first program runs, owned by the
- * {@link SandboxUser}, which alone may enter it. A workspace that holds a link leading out or more than its
+ * The workspaces of a data folder ({@code FORGE_DATA_DIR/workspaces}): a folder per person, in it one per
+ * key (a conversation's id, or a stateless conversation's key), made when its first program runs, owned by
+ * the {@link SandboxUser}, which alone may enter it. A workspace that holds a link leading out or more than its
  * {@link WorkspaceQuota} blocks only its own programs, and its owner can {@linkplain #clear clear} it.
  *
  * <p>Every method is safe to call for a key whose folder does not exist (yet, or any more).
@@ -68,14 +68,19 @@ public final class Workspaces {
     }
 
     /**
-     * The workspace of {@code key}, made (empty, the sandbox user's) if it does not exist.
+     * The workspace of {@code owner}'s {@code key}, made (empty, the sandbox user's) if it does not exist.
      *
-     * @throws IllegalArgumentException when {@code key} is not an id
+     * @throws IllegalArgumentException when {@code owner} or {@code key} is not an id
      */
-    public Workspace open(String key) {
-        Path folder = folder(key);
+    public Workspace open(String owner, String key) {
+        Path folder = folder(owner, key);
         try {
             if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+                Path person = folder.getParent();
+                if (!Files.isDirectory(person, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createDirectory(person);
+                    user.closeAllBut(person);
+                }
                 Files.createDirectory(folder);
                 user.own(folder);
             }
@@ -95,39 +100,39 @@ public final class Workspaces {
         return folder;
     }
 
-    /** What the workspace of {@code key} holds now: nothing when it was never made. */
-    public Workspace.Usage usage(String key) {
-        Path folder = folder(key);
+    /** What the workspace of {@code owner}'s {@code key} holds now: nothing when it was never made. */
+    public Workspace.Usage usage(String owner, String key) {
+        Path folder = folder(owner, key);
         return Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS) ? new Workspace(folder, quota).inspect()
                 : new Workspace.Usage(0, 0, quota, Optional.empty());
     }
 
-    /** Removes everything in the workspace of {@code key}, keeping the folder; whatever its programs made of it. */
-    public void clear(String key) {
-        Path folder = folder(key);
+    /** Removes everything in the workspace of {@code owner}'s {@code key}, keeping the folder; whatever its programs made of it. */
+    public void clear(String owner, String key) {
+        Path folder = folder(owner, key);
         if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
             removeTree(folder, false);
         }
     }
 
-    /** Removes the workspace of {@code key}, folder and all (its conversation is gone). */
-    public void delete(String key) {
-        Path folder = folder(key);
+    /** Removes the workspace of {@code owner}'s {@code key}, folder and all (its conversation is gone). */
+    public void delete(String owner, String key) {
+        Path folder = folder(owner, key);
         if (Files.exists(folder, LinkOption.NOFOLLOW_LINKS)) {
             removeTree(folder, true);
         }
     }
 
     /**
-     * Gives {@code to} a copy of {@code from}'s workspace (a fork continues with the files its history made).
-     * Links are copied as links; nothing is copied when {@code from} has none, or holds more than its quota.
+     * Gives {@code owner}'s {@code to} a copy of their {@code from}'s workspace (a fork continues with the files its
+     * history made). Links are copied as links; nothing is copied when {@code from} has none, or holds more than its quota.
      */
-    public void copy(String from, String to) {
-        Path source = folder(from);
-        if (!Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS) || usage(from).over()) {
+    public void copy(String owner, String from, String to) {
+        Path source = folder(owner, from);
+        if (!Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS) || usage(owner, from).over()) {
             return;
         }
-        Path target = open(to).root();
+        Path target = open(owner, to).root();
         try {
             Files.walkFileTree(source, new SimpleFileVisitor<>() {
                 @Override
@@ -169,9 +174,10 @@ public final class Workspaces {
         }
     }
 
-    private Path folder(String key) {
+    private Path folder(String owner, String key) {
+        checkKey(owner);
         checkKey(key);
-        return root.resolve(key);
+        return root.resolve(owner).resolve(key);
     }
 
     /**

@@ -4,12 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.AttachedDocument;
-import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.Upload;
 import dev.skillforge.server.document.UploadsJson;
 import dev.skillforge.server.json.Json;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The stateless agent request of {@code POST /api/agent}: the whole history as
@@ -31,8 +32,10 @@ record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDo
      * Reads the body. With {@code "conversationId"} (the seeds' {@code continuation_id}) the server
      * holds the history: {@code messages} may then hold just the new user message, or
      * {@code "content"} may carry it.
+     *
+     * @param documents reads the files of each message (once the rest of the body is known to be valid)
      */
-    public static AgentRequest from(JsonNode body) {
+    public static AgentRequest from(JsonNode body, Function<List<List<Upload>>, List<List<AttachedDocument>>> documents) {
         JsonNode conversationId = body.get("conversationId");
         if (conversationId != null && !conversationId.isNull()) {
             if (!conversationId.isTextual()) {
@@ -43,22 +46,23 @@ record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDo
                 if (!content.isTextual()) {
                     throw ApiException.badRequest("invalid_request", "'content' must be a string, not " + kind(content));
                 }
-                List<AttachedDocument> documents = Documents.read(UploadsJson.fromJson(body.get("attachments"), "attachments"));
-                if (content.asText().isBlank() && documents.isEmpty()) {
+                List<AttachedDocument> read = documents.apply(List.of(UploadsJson.fromJson(body.get("attachments"), "attachments"))).getFirst();
+                if (content.asText().isBlank() && read.isEmpty()) {
                     throw ApiException.badRequest("invalid_request", "The message is empty");
                 }
-                return new AgentRequest(List.of(user(content.asText(), documents)), conversationId.asText(), documents);
+                return new AgentRequest(List.of(user(content.asText(), read)), conversationId.asText(), read);
             }
-            return new AgentRequest(messages(body).messages(), conversationId.asText(), messages(body).newDocuments());
+            AgentRequest history = messages(body, documents);
+            return new AgentRequest(history.messages(), conversationId.asText(), history.newDocuments());
         }
-        return messages(body);
+        return messages(body, documents);
     }
 
     private static Entry.User user(String text, List<AttachedDocument> documents) {
         return new Entry.User(text, documents.stream().map(AttachedDocument::attachment).toList());
     }
 
-    private static AgentRequest messages(JsonNode body) {
+    private static AgentRequest messages(JsonNode body, Function<List<List<Upload>>, List<List<AttachedDocument>>> documents) {
         JsonNode messages = body.get("messages");
         if (messages == null) {
             throw ApiException.badRequest("invalid_request", "'messages' is missing: send {\"messages\":[{\"role\":\"user\",\"content\":\"…\"}]}");
@@ -73,22 +77,28 @@ record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDo
             throw ApiException.badRequest("invalid_request", "'messages' has " + messages.size() + " entries; the limit is " + MAX_MESSAGES);
         }
         List<Entry> entries = new ArrayList<>(messages.size());
-        List<AttachedDocument> lastDocuments = List.of();
+        List<List<Upload>> uploads = new ArrayList<>(messages.size());
         for (int i = 0; i < messages.size(); i++) {
-            lastDocuments = documents(messages.get(i), i);
-            entries.add(entry(messages.get(i), i, lastDocuments));
+            uploads.add(uploads(messages.get(i), i));
+            entries.add(entry(messages.get(i), i, List.of()));
         }
         if (!(entries.getLast() instanceof Entry.User last)) {
             throw ApiException.badRequest("invalid_request", "The last message must be the user's (role \"user\")");
         }
-        if (last.content().isBlank() && last.attachments().isEmpty()) {
+        if (last.content().isBlank() && uploads.getLast().isEmpty()) {
             throw ApiException.badRequest("invalid_request", "The last message is empty");
         }
-        return new AgentRequest(List.copyOf(entries), null, lastDocuments);
+        List<List<AttachedDocument>> read = documents.apply(uploads);
+        for (int i = 0; i < entries.size(); i++) {
+            if (!read.get(i).isEmpty()) {
+                entries.set(i, user(entries.get(i).content(), read.get(i)));
+            }
+        }
+        return new AgentRequest(List.copyOf(entries), null, read.getLast());
     }
 
-    /** The documents attached to a user message (its text extracted); other roles cannot carry any. */
-    private static List<AttachedDocument> documents(JsonNode message, int index) {
+    /** The files attached to a user message (not read yet); other roles cannot carry any. */
+    private static List<Upload> uploads(JsonNode message, int index) {
         JsonNode attachments = message.isObject() ? message.get("attachments") : null;
         if (attachments == null || attachments.isNull()) {
             return List.of();
@@ -96,7 +106,7 @@ record AgentRequest(List<Entry> messages, String conversationId, List<AttachedDo
         if (!"user".equals(message.path("role").asText())) {
             throw ApiException.badRequest("invalid_request", "messages[" + index + "].attachments: only user messages carry attachments");
         }
-        return Documents.read(UploadsJson.fromJson(attachments, "messages[" + index + "].attachments"));
+        return UploadsJson.fromJson(attachments, "messages[" + index + "].attachments");
     }
 
     private static Entry entry(JsonNode message, int index, List<AttachedDocument> documents) {

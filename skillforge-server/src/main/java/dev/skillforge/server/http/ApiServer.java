@@ -11,7 +11,7 @@ import dev.skillforge.server.document.DocumentException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.run.AgentRun;
-import dev.skillforge.server.run.StatelessAgent;
+import dev.skillforge.server.conversation.StatelessAgent;
 import dev.skillforge.server.run.RunEventLog;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -58,7 +59,7 @@ public final class ApiServer implements AutoCloseable {
      * What the server measures: an observer for each stateless run (made when it starts, given the new message) and the
      * metrics text {@code GET /metrics} answers ({@code null}: no such endpoint).
      */
-    public record Observability(Function<String, EventSink> statelessRunObserver, Supplier<String> metrics) {
+    public record Observability(BiFunction<String, String, EventSink> statelessRunObserver, Supplier<String> metrics) {
     }
 
     private final StatelessAgent stateless;
@@ -108,11 +109,13 @@ public final class ApiServer implements AutoCloseable {
             conversations.register(config);
             skills.register(config);
             otherDoors.accept(config);
-            config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage()));
+            config.routes.exception(ApiException.class, (e, ctx) -> error(ctx, e.status(), e.code(), e.getMessage(), e.problems()));
             config.routes.exception(DocumentException.class, (e, ctx) -> error(ctx, switch (e.kind()) {
                 case INVALID -> 400;
                 case TOO_LARGE -> 413;
                 case UNSUPPORTED -> 415;
+                case BUSY -> 503;
+                case STOPPED -> 499; // the client has gone and reads no answer; nginx logs the same case as 499
             }, e.code(), e.getMessage()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("unexpected failure on {} {}", ctx.method(), ctx.path(), e);
@@ -146,11 +149,14 @@ public final class ApiServer implements AutoCloseable {
         return app.port();
     }
 
-    /** Every route the API registered, as {@code METHOD /path} ({@code {param}} for path parameters): what /openapi.json must describe. */
+    /**
+     * Every route the API registered, as {@code METHOD /path} ({@code {param}} for path parameters, also those that
+     * take slashes): what /openapi.json must describe.
+     */
     public List<String> routes() {
         return app.unsafe.internalRouter.allHttpHandlers().stream().map(handler -> handler.endpoint)
                 .filter(endpoint -> endpoint.method.isHttpMethod())
-                .map(endpoint -> endpoint.method.name() + " " + endpoint.path).sorted().toList();
+                .map(endpoint -> endpoint.method.name() + " " + endpoint.path.replaceAll("<([^>]+)>", "{$1}")).sorted().toList();
     }
 
     private void health(Context ctx) {
@@ -196,7 +202,8 @@ public final class ApiServer implements AutoCloseable {
      * {@code conversationId} the turn is the conversation's, and belongs to the server.
      */
     private void agent(Context ctx) throws Exception {
-        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES));
+        AgentRequest request = AgentRequest.from(RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES),
+                messages -> ConversationRoutes.readDocuments(ctx, messages));
         if (request.conversationId() != null) {
             // the service checks the message
             conversations.streamTurn(ctx, request.conversationId(), request.newMessage(), request.newDocuments());
@@ -206,11 +213,15 @@ public final class ApiServer implements AutoCloseable {
         if (!conversations.ready()) {
             throw new ApiException(503, "server_stopping", "This server instance is stopping; send the request again");
         }
+        String person = Callers.of(ctx).personId();
+        stateless.budgets().requireRoom(person);
         SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
         String key = StatelessAgent.key(request.messages().getFirst().content());
-        AgentRun run = AgentRun.start(stateless.loop(), new Transcript(request.messages()), systemPrompt, key, stateless.commands().apply(key),
-                new RunEventLog(ids::incrementAndGet), observability.statelessRunObserver().apply(request.newMessage()), last -> { });
+        AgentRun run = AgentRun.start(stateless.loop(), new Transcript(request.messages()), systemPrompt, key,
+                stateless.commands().apply(person, key), new RunEventLog(ids::incrementAndGet),
+                stateless.budgets().counting(person, stateless.prices(), observability.statelessRunObserver().apply(person, request.newMessage())),
+                last -> { });
         boolean followedToTheEnd = false;
         try {
             followedToTheEnd = out.follow(run.events(), 0);
@@ -222,6 +233,11 @@ public final class ApiServer implements AutoCloseable {
     }
 
     static void error(Context ctx, int status, String code, String message) {
+        error(ctx, status, code, message, List.of());
+    }
+
+    /** The error body, with {@code problems} listed when there are some (never for a 404, which says nothing more). */
+    static void error(Context ctx, int status, String code, String message, List<String> problems) {
         ctx.attribute(ERROR_WRITTEN, true);
         ObjectNode body = Json.object();
         if (status == 404) {
@@ -230,7 +246,10 @@ public final class ApiServer implements AutoCloseable {
                 message = HttpSecurity.NOT_FOUND_MESSAGE; // one answer for an unknown id, name or path and a missing token
             }
         }
-        body.putObject("error").put("code", code).put("message", message);
+        ObjectNode error = body.putObject("error").put("code", code).put("message", message);
+        if (!problems.isEmpty() && status != 404) {
+            problems.forEach(error.putArray("problems")::add);
+        }
         ctx.status(status).contentType("application/json").result(Json.write(body));
     }
 

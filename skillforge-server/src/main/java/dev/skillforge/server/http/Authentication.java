@@ -1,5 +1,6 @@
 package dev.skillforge.server.http;
 
+import dev.skillforge.server.people.Caller;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
@@ -66,6 +67,9 @@ final class Authentication implements Handler {
     public void handle(Context ctx) {
         boolean authenticated = hasBearerToken(ctx.header("Authorization")) || hasSessionCookie(ctx.header("Cookie"));
         ctx.attribute(ATTRIBUTE, authenticated);
+        if (authenticated) {
+            Callers.set(ctx, Caller.LOCAL); // one token, one person
+        }
         String path = ctx.path();
         if (authenticated || path.equals("/healthz") || path.equals("/readyz") || (ctx.method() == HandlerType.POST && path.equals(SIGN_IN_PATH))) {
             return; // the probes say only "ok" or "ready" without the token; the sign-in form is its own route

@@ -3,6 +3,7 @@ package dev.skillforge.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationChanges;
 import dev.skillforge.server.conversation.ConversationException;
@@ -13,15 +14,20 @@ import dev.skillforge.server.fleet.Fleet;
 import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.Upload;
 import dev.skillforge.server.document.UploadsJson;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.exec.WorkspaceQuota;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
+import dev.skillforge.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -37,6 +43,7 @@ import java.util.Optional;
  */
 public final class ConversationRoutes {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ConversationRoutes.class);
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
     /** How long a follower waits for the instance running a turn to answer (it is dead, or holds nothing, otherwise). */
     private static final Duration REMOTE_ANSWER_WAIT = Duration.ofSeconds(2);
@@ -80,7 +87,7 @@ public final class ConversationRoutes {
 
 
     private void workspace(Context ctx) {
-        Workspace.Usage usage = conversations.workspace(ctx.pathParam("id"));
+        Workspace.Usage usage = conversations.workspace(Callers.of(ctx), ctx.pathParam("id"));
         WorkspaceQuota quota = usage.quota();
         ObjectNode body = Json.object().put("files", usage.files()).put("bytes", usage.bytes()).put("maxFiles", quota.maxFiles())
                 .put("maxBytes", quota.maxBytes());
@@ -93,23 +100,23 @@ public final class ConversationRoutes {
         config.routes.get("/api/conversations", this::list);
         config.routes.get("/api/conversations/search", this::search);
         config.routes.get("/api/conversations/changes", this::changes);
-        config.routes.get("/api/conversations/{id}", ctx -> json(ctx, 200, conversations.snapshotJson(ctx.pathParam("id"))));
+        config.routes.get("/api/conversations/{id}", ctx -> json(ctx, 200, conversations.snapshotJson(Callers.of(ctx), ctx.pathParam("id"))));
         config.routes.patch("/api/conversations/{id}", this::rename);
         config.routes.delete("/api/conversations/{id}", ctx -> {
-            conversations.delete(ctx.pathParam("id"));
+            conversations.delete(Callers.of(ctx), ctx.pathParam("id"));
             ctx.status(204);
         });
         config.routes.post("/api/conversations/{id}/messages", this::message);
         config.routes.get("/api/conversations/{id}/events", this::events);
-        config.routes.post("/api/conversations/{id}/stop", ctx -> json(ctx, 200, Json.object().put("stopped", stop(ctx.pathParam("id")))));
+        config.routes.post("/api/conversations/{id}/stop", ctx -> json(ctx, 200, Json.object().put("stopped", stop(Callers.of(ctx), ctx.pathParam("id")))));
         config.routes.get("/api/conversations/{id}/export", this::export);
         config.routes.get("/api/conversations/{id}/attachments/{sha256}", this::download);
         config.routes.get("/api/conversations/{id}/attachments/{sha256}/text", ctx -> ctx.status(200)
-                .contentType("text/plain; charset=utf-8").result(conversations.attachmentText(ctx.pathParam("id"), ctx.pathParam("sha256"))));
+                .contentType("text/plain; charset=utf-8").result(conversations.attachmentText(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"))));
         config.routes.post("/api/conversations/{id}/fork", this::fork);
         config.routes.get("/api/conversations/{id}/workspace", this::workspace);
         config.routes.delete("/api/conversations/{id}/workspace", ctx -> {
-            conversations.clearWorkspace(ctx.pathParam("id"));
+            conversations.clearWorkspace(Callers.of(ctx), ctx.pathParam("id"));
             ctx.status(204);
         });
         config.routes.exception(ConversationException.class, (e, ctx) -> {
@@ -121,6 +128,7 @@ public final class ConversationRoutes {
                 case UNAVAILABLE -> 503;
                 case PROVIDER_GONE -> 409;
                 case STOPPING -> 503;
+                case BUDGET_SPENT -> 402;
             };
             String code = switch (e.kind()) {
                 case NOT_FOUND -> "not_found";
@@ -130,6 +138,7 @@ public final class ConversationRoutes {
                 case UNAVAILABLE -> "storage_unavailable";
                 case PROVIDER_GONE -> "provider_not_configured";
                 case STOPPING -> "server_stopping";
+                case BUDGET_SPENT -> "budget_spent";
             };
             ApiServer.error(ctx, status, code, e.getMessage());
         });
@@ -140,24 +149,25 @@ public final class ConversationRoutes {
         String title = body.has("title") ? stringField(body, "title") : null;
         String provider = body.has("provider") ? stringField(body, "provider") : null;
         String model = body.has("model") ? stringField(body, "model") : null;
-        ConversationRecord record = conversations.create(title, provider, model);
+        ConversationRecord record = conversations.create(Callers.of(ctx), title, provider, model);
         json(ctx, 201, summary(record, false));
     }
 
     private void list(Context ctx) {
         int limit = intParam(ctx, "limit", 20, 1, 100);
         int offset = intParam(ctx, "offset", 0, 0, Integer.MAX_VALUE);
-        List<ConversationRecord> page = conversations.list(limit, offset);
+        Caller caller = Callers.of(ctx);
+        List<ConversationRecord> page = conversations.list(caller, limit, offset);
         ObjectNode body = Json.object();
         ArrayNode items = body.putArray("conversations");
         page.forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
-        body.put("total", conversations.count()).put("limit", limit).put("offset", offset);
+        body.put("total", conversations.count(caller)).put("limit", limit).put("offset", offset);
         json(ctx, 200, body);
     }
 
     /** One stream per page: every change to the conversations here ({@link ConversationChanges}), until the client or the server leaves. */
     private void changes(Context ctx) throws Exception {
-        try (ConversationChanges.Subscription subscription = conversations.changes().subscribe()) {
+        try (ConversationChanges.Subscription subscription = conversations.changes().subscribe(Callers.of(ctx).personId())) {
             new SseWriter(ctx.res()).follow(subscription);
         }
     }
@@ -176,7 +186,7 @@ public final class ConversationRoutes {
         int limit = intParam(ctx, "limit", 20, 1, 100);
         ObjectNode body = Json.object();
         ArrayNode items = body.putArray("conversations");
-        conversations.search(query, limit).forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
+        conversations.search(Callers.of(ctx), query, limit).forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
         body.put("q", query).put("limit", limit);
         json(ctx, 200, body);
     }
@@ -188,7 +198,7 @@ public final class ConversationRoutes {
         if (before == null || !before.canConvertToInt() || !before.isIntegralNumber()) {
             throw ApiException.badRequest("invalid_request", "'beforeTurn' must be a turn number: send {\"beforeTurn\": N}");
         }
-        json(ctx, 201, summary(conversations.fork(ctx.pathParam("id"), before.asInt()), false));
+        json(ctx, 201, summary(conversations.fork(Callers.of(ctx), ctx.pathParam("id"), before.asInt()), false));
     }
 
     private void rename(Context ctx) throws Exception {
@@ -196,7 +206,7 @@ public final class ConversationRoutes {
         if (!body.has("title")) {
             throw ApiException.badRequest("invalid_request", "'title' is missing: send {\"title\":\"…\"}");
         }
-        json(ctx, 200, summary(conversations.rename(ctx.pathParam("id"), stringField(body, "title")), conversations.isRunning(ctx.pathParam("id"))));
+        json(ctx, 200, summary(conversations.rename(Callers.of(ctx), ctx.pathParam("id"), stringField(body, "title")), conversations.isRunning(ctx.pathParam("id"))));
     }
 
     /** A new message as JSON ({@code content}, {@code attachments}) or as {@code multipart/form-data} (the page's file picker). */
@@ -205,15 +215,28 @@ public final class ConversationRoutes {
         String type = ctx.header("Content-Type");
         if (type != null && ContentTypeCheck.mediaType(type).equals("multipart/form-data")) {
             MultipartMessage form = MultipartMessage.parse(type, RequestBodies.readLimited(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES));
-            streamTurn(ctx, id, form.content(), Documents.read(form.attachments()));
+            streamTurn(ctx, id, form.content(), readDocuments(ctx, List.of(form.attachments())).getFirst());
             return;
         }
         JsonNode body = RequestBodies.readJsonObject(ctx.req(), RequestBodies.MAX_UPLOAD_BODY_BYTES);
-        List<AttachedDocument> documents = Documents.read(UploadsJson.fromJson(body.get("attachments"), "attachments"));
+        List<AttachedDocument> documents = readDocuments(ctx, List.of(UploadsJson.fromJson(body.get("attachments"), "attachments"))).getFirst();
         if (!body.has("content") && documents.isEmpty()) {
             throw ApiException.badRequest("invalid_request", "'content' is missing: send {\"content\":\"…\"}");
         }
         streamTurn(ctx, id, body.has("content") ? stringField(body, "content") : "", documents);
+    }
+
+    /**
+     * The files of each message, read once the request's body is: their reading stops if the client goes away
+     * meanwhile ({@link ClientWatch}).
+     */
+    static List<List<AttachedDocument>> readDocuments(Context ctx, List<List<Upload>> messages) {
+        if (messages.stream().allMatch(List::isEmpty)) {
+            return Documents.readMessages(messages, new Cancellation()); // nothing to read: nothing to watch for
+        }
+        try (ClientWatch watch = ClientWatch.start(ctx)) {
+            return Documents.readMessages(messages, watch.gone());
+        }
     }
 
     /** Starts a turn and follows it; the turn goes on if the client leaves. */
@@ -221,7 +244,7 @@ public final class ConversationRoutes {
         // Counted before the turn starts: a drain beginning now either sees this stream or refuses the turn.
         streams.incrementAndGet();
         try {
-            AgentRun run = conversations.startTurn(id, content, documents);
+            AgentRun run = conversations.startTurn(Callers.of(ctx), id, content, documents);
             new SseWriter(ctx.res()).follow(run.events(), 0);
         } finally {
             streams.decrementAndGet();
@@ -229,14 +252,18 @@ public final class ConversationRoutes {
     }
 
     /** Stops the turn here, or asks the instance that runs it; once that one has stopped it, answers {@code true}. */
-    private boolean stop(String id) throws InterruptedException {
-        if (conversations.stop(id)) {
+    private boolean stop(Caller caller, String id) throws InterruptedException {
+        if (conversations.stop(caller, id)) {
             return true;
         }
         if (fleet.isEmpty() || !conversations.runningElsewhere(id)) {
             return false;
         }
-        fleet.get().requestStop(id);
+        try {
+            fleet.get().requestStop(id);
+        } catch (StoreException e) {
+            throw fleetUnavailable(e);
+        }
         return conversations.awaitNotRunningElsewhere(id, REMOTE_STOP_WAIT);
     }
 
@@ -245,7 +272,7 @@ public final class ConversationRoutes {
      * type a browser will not run (an attached page or SVG comes back as text): files are the user's, not the server's.
      */
     private void download(Context ctx) {
-        ConversationService.AttachmentDownload file = conversations.attachment(ctx.pathParam("id"), ctx.pathParam("sha256"));
+        ConversationService.AttachmentDownload file = conversations.attachment(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"));
         String type = file.mediaType().equals("application/pdf") ? "application/pdf" : "text/plain; charset=utf-8";
         ctx.status(200).contentType(type)
                 .header("Content-Disposition", "attachment; filename*=UTF-8''" + URLEncoder.encode(file.name(), StandardCharsets.UTF_8)
@@ -254,9 +281,14 @@ public final class ConversationRoutes {
     }
 
     private void events(Context ctx) throws Exception {
-        Optional<AgentRun> run = conversations.currentOrLastRun(ctx.pathParam("id"));
+        Optional<AgentRun> run = conversations.currentOrLastRun(Callers.of(ctx), ctx.pathParam("id"));
         if (run.isEmpty() && fleet.isPresent() && conversations.runningElsewhere(ctx.pathParam("id"))) {
-            Optional<RemoteRun> remote = fleet.get().follow(ctx.pathParam("id"), lastEventId(ctx), REMOTE_ANSWER_WAIT);
+            Optional<RemoteRun> remote;
+            try {
+                remote = fleet.get().follow(ctx.pathParam("id"), lastEventId(ctx), REMOTE_ANSWER_WAIT);
+            } catch (StoreException e) {
+                throw fleetUnavailable(e);
+            }
             if (remote.isPresent()) {
                 streams.incrementAndGet();
                 try (RemoteRun elsewhere = remote.get()) {
@@ -285,12 +317,19 @@ public final class ConversationRoutes {
         }
     }
 
+    /** The database, through which the instances reach each other, failed: logged with its reason, answered without it. */
+    private static ConversationException fleetUnavailable(StoreException cause) {
+        LOG.warn("fleet: the other instances cannot be reached: {}", cause.getMessage());
+        return new ConversationException(ConversationException.Kind.UNAVAILABLE,
+                "The server instance running this turn cannot be reached right now; try again shortly");
+    }
+
     private void export(Context ctx) {
         String format = Optional.ofNullable(ctx.queryParam("format")).orElse("json");
         switch (format) {
-            case "json" -> json(ctx, 200, conversations.nextRequestMessages(ctx.pathParam("id")));
+            case "json" -> json(ctx, 200, conversations.nextRequestMessages(Callers.of(ctx), ctx.pathParam("id")));
             case "markdown" -> ctx.status(200).contentType("text/markdown;charset=utf-8")
-                    .result(MarkdownExport.of(conversations.exportSource(ctx.pathParam("id")).snapshot()));
+                    .result(MarkdownExport.of(conversations.exportSource(Callers.of(ctx), ctx.pathParam("id")).snapshot()));
             default -> throw ApiException.badRequest("invalid_request", "format must be json or markdown, not " + abbreviate(format));
         }
     }

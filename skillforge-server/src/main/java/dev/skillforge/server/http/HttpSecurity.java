@@ -1,6 +1,9 @@
 package dev.skillforge.server.http;
 
+import dev.skillforge.server.access.Team;
 import dev.skillforge.server.config.SecuritySettings;
+import dev.skillforge.server.people.Caller;
+import dev.skillforge.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -9,6 +12,7 @@ import org.eclipse.jetty.http.HttpException;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The locked doors of the HTTP server, one small check each, run in this order before every route and
@@ -17,7 +21,9 @@ import java.util.List;
  *   <li>{@link SecurityHeaders}: the headers every response carries, and CORS headers for configured origins;</li>
  *   <li>{@link HostCheck}: the {@code Host} must be loopback, {@code localhost} or an allowed name (against DNS rebinding);</li>
  *   <li>{@link CorsPolicy}: a preflight is answered the same whatever its path, before authentication;</li>
- *   <li>{@link Authentication}: with {@code FORGE_API_TOKEN}, the token or the page's session cookie, and signing in;</li>
+ *   <li>who is asking ({@link Callers}): on a team server ({@code FORGE_OIDC_ISSUER}), {@link TeamAuthentication} (a
+ *       session or a personal access token); else with {@code FORGE_API_TOKEN}, {@link Authentication} (the token or
+ *       the page's session cookie, and signing in); else this machine's one person, whoever asks;</li>
  *   <li>{@link OriginCheck}: no state-changing request from another site's page;</li>
  *   <li>{@link ContentTypeCheck}: request bodies are JSON.</li>
  * </ol>
@@ -39,17 +45,21 @@ public final class HttpSecurity {
     private final OriginCheck origins;
     /** {@code null} on a server without a token. */
     private final Authentication authentication;
+    private final Optional<Team> team;
 
+    /** The doors of a server without people: its token, if it has one, or open to this machine. */
     public HttpSecurity(SecuritySettings settings) {
-        this.settings = settings;
-        this.cors = new CorsPolicy(settings.corsOrigins());
-        this.hosts = new HostCheck(settings.allowedHosts(), settings.apiToken() != null);
-        this.origins = new OriginCheck(cors);
-        this.authentication = settings.apiToken() == null ? null : new Authentication(settings.apiToken(), origins);
+        this(settings, Optional.empty());
     }
 
-    public boolean requiresToken() {
-        return authentication != null;
+    /** @param team the people of a team server, who sign in at its issuer; empty for one person */
+    public HttpSecurity(SecuritySettings settings, Optional<Team> team) {
+        this.settings = settings;
+        this.team = team;
+        this.cors = new CorsPolicy(settings.corsOrigins());
+        this.hosts = new HostCheck(settings.allowedHosts(), settings.apiToken() != null || team.isPresent());
+        this.origins = new OriginCheck(cors, team.map(people -> people.settings().publicUrl()));
+        this.authentication = settings.apiToken() == null ? null : new Authentication(settings.apiToken(), origins);
     }
 
     /** True when the request carried the token (always, on a server without one). */
@@ -75,9 +85,13 @@ public final class HttpSecurity {
     void register(JavalinConfig config) {
         JettyLimits.apply(config, settings.connections());
         List<Handler> checks = new ArrayList<>(List.of(new SecurityHeaders(cors), hosts, cors));
-        if (authentication != null) {
+        if (team.isPresent()) {
+            checks.add(new TeamAuthentication(team.get()));
+        } else if (authentication != null) {
             checks.add(authentication);
             config.routes.post(Authentication.SIGN_IN_PATH, authentication::signIn);
+        } else {
+            checks.add(ctx -> Callers.set(ctx, Caller.LOCAL)); // loopback only: this machine's one person
         }
         checks.add(origins);
         checks.add(new ContentTypeCheck());
@@ -92,21 +106,66 @@ public final class HttpSecurity {
     }
 
     /**
-     * The same doors for a request that a servlet of its own answers, outside Javalin's routes (the MCP
-     * endpoint): an allowed {@code Host}, the token as {@code Authorization: Bearer} when there is one
-     * (programs only, no page cookie), and, whatever the method, no {@code Origin} of another site.
+     * Who may use the MCP endpoint, which a servlet of its own answers outside Javalin's routes.
      *
-     * @return the refusal to answer with ({@code 401} without the token, {@code 403} for a foreign host or origin), or
-     *         {@code null} when the request may pass
+     * @param caller    who the request acts for, when it may pass
+     * @param refusal   the answer instead ({@code 401} without a valid credential, {@code 403} for a foreign host or
+     *                  origin), when it may not
+     * @param challenge the {@code WWW-Authenticate} header of a {@code 401}
      */
-    public ApiException refusal(HttpServletRequest request) {
-        ApiException host = hosts.refusal(request.getHeader("Host"));
-        if (host != null) {
-            return host;
+    public record McpAccess(Caller caller, ApiException refusal, String challenge) {
+        static McpAccess refused(ApiException refusal) {
+            return new McpAccess(null, refusal, null);
         }
-        if (authentication != null && !authentication.hasBearerToken(request.getHeader("Authorization"))) {
-            return new ApiException(401, "unauthorized", "This server needs its API token: send Authorization: Bearer TOKEN");
+    }
+
+    /**
+     * The doors of the MCP endpoint: an allowed {@code Host}; whatever the method, no {@code Origin} of another site; and
+     * a credential as {@code Authorization: Bearer} (programs only, no page cookie): on a team server a personal access
+     * token or an access token the issuer made for this server's MCP address (the 401 names where to get one:
+     * the protected resource metadata, RFC 9728), else the server's token when it has one.
+     */
+    public McpAccess mcpAccess(HttpServletRequest request) {
+        ApiException refused = hosts.refusal(request.getHeader("Host"));
+        if (refused == null) {
+            refused = origins.refusal(request.getHeader("Origin"), request.getHeader("Host"));
         }
-        return origins.refusal(request.getHeader("Origin"), request.getHeader("Host"));
+        if (refused != null) {
+            return McpAccess.refused(refused);
+        }
+        String authorization = request.getHeader("Authorization");
+        if (team.isPresent()) {
+            return teamMcpAccess(team.get(), authorization);
+        }
+        if (authentication != null && !authentication.hasBearerToken(authorization)) {
+            return new McpAccess(null, new ApiException(401, "unauthorized", "This server needs its API token: send Authorization: Bearer"
+                    + " TOKEN"), "Bearer realm=\"skillforge\"");
+        }
+        return new McpAccess(Caller.LOCAL, null, null);
+    }
+
+    private static McpAccess teamMcpAccess(Team people, String authorization) {
+        String metadata = "Bearer resource_metadata=\"" + people.settings().publicUrl().resolve(PeopleRoutes.METADATA_PATH + "/mcp") + "\"";
+        if (authorization == null || authorization.length() <= 7 || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return new McpAccess(null, new ApiException(401, "unauthenticated", "Sign in: send Authorization: Bearer with an access token"
+                    + " of the team's issuer for this server (its protected resource metadata says where), or a personal access token"),
+                    metadata);
+        }
+        String token = authorization.substring(7).strip();
+        try {
+            Optional<Caller> caller = token.startsWith(Team.TOKEN_PREFIX) ? people.personalToken(token)
+                    : Optional.of(people.issuerAccessToken(token));
+            if (caller.isPresent()) {
+                return new McpAccess(caller.get(), null, null);
+            }
+            return new McpAccess(null, new ApiException(401, "invalid_token", "This personal access token is unknown or revoked,"
+                    + " or its person is disabled"), metadata + ", error=\"invalid_token\"");
+        } catch (Team.RefusedToken e) {
+            return new McpAccess(null, new ApiException(401, "invalid_token", "The access token is not accepted: " + e.getMessage()),
+                    metadata + ", error=\"invalid_token\"");
+        } catch (StoreException e) {
+            return McpAccess.refused(new ApiException(503, "storage_unavailable", "The credential cannot be checked right now (the"
+                    + " database cannot be read); try again shortly"));
+        }
     }
 }

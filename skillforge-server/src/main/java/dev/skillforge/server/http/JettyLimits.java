@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * be complete within {@link ConnectionLimits#headerTimeout()} of its opening or its previous response,
  * blank lines or not ({@link RequestHeaderDeadline}), and stay under {@value #MAX_REQUEST_HEADER_BYTES}
  * bytes; request bodies must flow at {@value #MIN_REQUEST_BYTES_PER_SECOND} bytes/s at least; at most
- * {@value ConnectionLimits#MAX_CONNECTIONS} connections are open at once, and at most
- * {@link ConnectionLimits#maxPerClient()} from one client ({@link ClientConnectionLimit}); Jetty's own
+ * {@value ConnectionLimits#MAX_CONNECTIONS} connections are open at once, the one that waited longest for a request
+ * closed to make room for a new one ({@link ConnectionRoom}), and at most {@link ConnectionLimits#maxPerClient()} from
+ * one client ({@link ClientConnectionLimit}); Jetty's own
  * error answers are JSON ({@link JsonErrorHandler}). The server sends no version header.
  */
 final class JettyLimits {
@@ -45,11 +46,13 @@ final class JettyLimits {
         });
         ClientConnectionLimit perClient = new ClientConnectionLimit(connections.maxPerClient());
         config.events.serverStarting(() -> {
+            ConnectionRoom room = new ConnectionRoom(ConnectionLimits.MAX_CONNECTIONS, deadline.get());
             for (Connector connector : server.get().getConnectors()) {
                 if (connector instanceof AbstractConnector c) {
                     c.setIdleTimeout(connections.idleTimeout().toMillis());
                     c.addBean(perClient);
                     c.addBean(deadline.get());
+                    c.addBean(room);
                 }
             }
         });

@@ -4,7 +4,9 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 
+import java.net.URI;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -17,9 +19,12 @@ final class OriginCheck implements Handler {
     static final Set<HandlerType> SAFE_METHODS = Set.of(HandlerType.GET, HandlerType.HEAD, HandlerType.OPTIONS);
 
     private final CorsPolicy cors;
+    /** A team server's public address ({@code FORGE_PUBLIC_URL}) as an origin: behind a proxy the Host may be another name. */
+    private final Optional<String> publicOrigin;
 
-    OriginCheck(CorsPolicy cors) {
+    OriginCheck(CorsPolicy cors, Optional<URI> publicUrl) {
         this.cors = cors;
+        this.publicOrigin = publicUrl.map(url -> (url.getScheme() + "://" + url.getRawAuthority()).toLowerCase(Locale.ROOT));
     }
 
     @Override
@@ -39,7 +44,8 @@ final class OriginCheck implements Handler {
 
     /** The {@code 403} for a request from {@code origin} to {@code host}, or {@code null} when it may pass. */
     ApiException refusal(String origin, String host) {
-        if (origin == null || sameOrigin(origin, host) || cors.allows(origin)) {
+        if (origin == null || sameOrigin(origin, host) || cors.allows(origin)
+                || publicOrigin.filter(own -> own.equals(origin.toLowerCase(Locale.ROOT))).isPresent()) {
             return null;
         }
         return new ApiException(403, "cross_origin", "Requests from another site are refused: the Origin is not this server's");

@@ -1,22 +1,21 @@
 package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import dev.skillforge.server.conversation.MessageLimit;
 import dev.skillforge.server.document.DocumentLimits;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.json.UntrustedJson;
 import jakarta.servlet.http.HttpServletRequest;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.io.InputStreamReader;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-/** Reads a JSON request body with a size limit, turning every way it can be wrong into a clear 4xx. */
+/** Reads a request body within its size limit, turning every way it can be wrong into a clear 4xx. */
 public final class RequestBodies {
 
     /**
@@ -37,83 +36,90 @@ public final class RequestBodies {
 
     /** Like {@link #readJsonObject} but an empty body reads as an empty object. */
     public static JsonNode readJsonObjectOrEmpty(HttpServletRequest request, int maxBytes) {
-        byte[] bytes = readLimited(request, maxBytes);
-        return bytes.length == 0 ? Json.object() : parseObject(bytes);
+        JsonNode json = readJson(request, maxBytes);
+        return json.isMissingNode() ? Json.object() : object(json);
     }
 
+    /**
+     * The body as a JSON object, read as it arrives within {@code maxBytes} and {@link UntrustedJson}'s limits, so
+     * neither a copy of the whole body nor a tree of more than {@value UntrustedJson#MAX_TOKENS} tokens is ever held.
+     *
+     * @throws ApiException 413 {@code body_too_large} over a limit; 400 {@code invalid_encoding}, {@code empty_body},
+     *                      {@code invalid_json}, {@code invalid_request} (not an object) or {@code unreadable_body}
+     */
     public static JsonNode readJsonObject(HttpServletRequest request, int maxBytes) {
-        return parseObject(readLimited(request, maxBytes));
+        JsonNode json = readJson(request, maxBytes);
+        if (json.isMissingNode()) {
+            throw ApiException.badRequest("empty_body", "The request body is empty; a JSON object is expected");
+        }
+        return object(json);
     }
 
     /**
      * The body's bytes, at most {@code maxBytes}: a body over the limit is read up to one byte past it (so a client
-     * still sending gets the answer rather than a broken pipe) and refused with {@code 413 body_too_large}.
+     * still sending gets the answer rather than a broken pipe), without keeping it, and refused with
+     * {@code 413 body_too_large}.
      *
      * @throws ApiException 413 over the limit; 400 {@code unreadable_body} when it ends early, is malformed or too slow
      */
     public static byte[] readLimited(HttpServletRequest request, int maxBytes) {
-        long declared = request.getContentLengthLong();
-        byte[] bytes;
+        LimitedBody body = body(request, maxBytes);
         try {
-            // A declared length is read to its last byte and no further. Jetty checks the minimum data rate before every
-            // read but the first, so a last read that would only find the end of a small body failed it ("came too
-            // slowly", 408) after a pause of some milliseconds on a busy server, though the whole body had come at once.
-            bytes = request.getInputStream().readNBytes((int) (declared >= 0 ? Math.min(declared, maxBytes + 1L) : maxBytes + 1L));
+            return body.readAllBytes();
+        } catch (LimitedBody.TooLarge e) {
+            throw tooLarge(body, maxBytes);
         } catch (IOException e) {
-            // Jetty's message is not for clients (it may name internals): say what happened in general terms.
-            throw ApiException.badRequest("unreadable_body", "The request body could not be read: it ended early, was malformed"
-                    + " or came too slowly");
+            throw unreadable();
         }
-        if (bytes.length > maxBytes) {
-            throw new ApiException(413, "body_too_large", "The request body is over the limit of " + maxBytes + " bytes");
-        }
-        return bytes;
     }
 
-    private static JsonNode parseObject(byte[] bytes) {
-        String text;
+    private static JsonNode readJson(HttpServletRequest request, int maxBytes) {
+        LimitedBody body = body(request, maxBytes);
         try {
-            text = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes)).toString();
+            JsonNode json = UntrustedJson.readTree(new InputStreamReader(body, StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)));
+            return json == null ? MissingNode.getInstance() : json;
+        } catch (LimitedBody.TooLarge e) {
+            throw tooLarge(body, maxBytes);
         } catch (CharacterCodingException e) {
+            body.drain();
             throw ApiException.badRequest("invalid_encoding", "The request body is not valid UTF-8");
-        }
-        if (text.isBlank()) {
-            throw ApiException.badRequest("empty_body", "The request body is empty; a JSON object is expected");
-        }
-        JsonNode json;
-        try {
-            json = Json.parse(text);
         } catch (JsonProcessingException e) {
+            body.drain();
+            if (UntrustedJson.overLimit(e)) {
+                throw new ApiException(413, "body_too_large", "The request body is too large to read: " + UntrustedJson.problem(e));
+            }
             var at = e.getLocation();
             String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-            throw ApiException.badRequest("invalid_json", "Malformed JSON" + where + ": " + problem(e));
+            throw ApiException.badRequest("invalid_json", "Malformed JSON" + where + ": " + UntrustedJson.problem(e));
+        } catch (IOException e) {
+            throw unreadable();
         }
-        if (json == null || !json.isObject()) {
+    }
+
+    private static LimitedBody body(HttpServletRequest request, int maxBytes) {
+        try {
+            return new LimitedBody(request.getInputStream(), request.getContentLengthLong(), maxBytes);
+        } catch (IOException e) {
+            throw unreadable();
+        }
+    }
+
+    private static ApiException tooLarge(LimitedBody body, int maxBytes) {
+        body.drain();
+        return new ApiException(413, "body_too_large", "The request body is over the limit of " + maxBytes + " bytes");
+    }
+
+    private static ApiException unreadable() {
+        // Jetty's message is not for clients (it may name internals): say what happened in general terms.
+        return ApiException.badRequest("unreadable_body", "The request body could not be read: it ended early, was malformed"
+                + " or came too slowly");
+    }
+
+    private static JsonNode object(JsonNode json) {
+        if (!json.isObject()) {
             throw ApiException.badRequest("invalid_request", "The request body must be a JSON object");
         }
         return json;
-    }
-
-    private static final Pattern UNEXPECTED = Pattern.compile("^Unexpected character \\('(.{1,2})' \\(code \\d+\\)\\)");
-    private static final Pattern UNRECOGNIZED = Pattern.compile("^Unrecognized token '([^']{0,40})");
-
-    /** What is wrong, in words a person sending JSON knows, not the parser's internals (character codes, expectations). */
-    static String problem(JsonProcessingException e) {
-        String message = String.valueOf(e.getOriginalMessage());
-        if (e instanceof JsonEOFException || message.startsWith("Unexpected end-of-input")) {
-            return "it ends too early (a string, array or object is not closed)";
-        }
-        Matcher unexpected = UNEXPECTED.matcher(message);
-        if (unexpected.find()) {
-            return "unexpected character '" + unexpected.group(1) + "'";
-        }
-        Matcher unrecognized = UNRECOGNIZED.matcher(message);
-        if (unrecognized.find()) {
-            return "unknown word '" + unrecognized.group(1) + "' (text must be in double quotes)";
-        }
-        return "this is not valid JSON";
     }
 }

@@ -41,6 +41,8 @@ final class RequestHeaderDeadline implements Connection.Listener {
         /** Counts deadlines set and cancelled: a deadline that fires acts only if it is still the current one. */
         private long generation;
         private Scheduler.Task deadline;
+        /** When the connection began to wait for its next request ({@link System#nanoTime}), while it waits. */
+        private long waitingSince;
     }
 
     private final long limitMillis;
@@ -108,7 +110,28 @@ final class RequestHeaderDeadline implements Connection.Listener {
         }
     }
 
+    /**
+     * The connection, other than {@code except}, that has waited longest for its next request (since it opened or
+     * its last response ended), or {@code null} when every other connection is handling a request.
+     */
+    Connection longestWaiting(Connection except) {
+        Connection longest = null;
+        long since = 0;
+        for (Map.Entry<Connection, Waiting> entry : connections.entrySet()) {
+            Waiting waiting = entry.getValue();
+            synchronized (waiting) {
+                if (entry.getKey() != except && waiting.deadline != null
+                        && (longest == null || waiting.waitingSince - since < 0)) {
+                    longest = entry.getKey();
+                    since = waiting.waitingSince;
+                }
+            }
+        }
+        return longest;
+    }
+
     private void startDeadline(Connection connection, Waiting waiting) {
+        waiting.waitingSince = System.nanoTime();
         long generation = ++waiting.generation;
         waiting.deadline = scheduler.schedule(() -> expire(connection, waiting, generation), limitMillis, TimeUnit.MILLISECONDS);
     }

@@ -5,12 +5,12 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 
 /**
  * {@code %msg} of the log pattern: the formatted message, arguments included, through
- * {@link LogText#escape}, so no caller has to escape what it logs.
+ * {@link LogText#forLine} (escaped and cut), so no caller has to escape or cut what it logs.
  */
 public final class EscapedMessageConverter extends ClassicConverter {
 
     @Override
     public String convert(ILoggingEvent event) {
-        return LogText.escape(event.getFormattedMessage());
+        return LogText.forLine(event.getFormattedMessage());
     }
 }

@@ -6,7 +6,7 @@ import ch.qos.logback.classic.spi.StackTraceElementProxy;
 
 /**
  * {@code %ex} of the log pattern: the stack trace as logback writes it, one frame per line, with the
- * messages of the exception, its causes and suppressed ones through {@link LogText#escape} (an
+ * messages of the exception, its causes and suppressed ones through {@link LogText#forLine} (an
  * exception message often quotes its input).
  */
 public final class EscapedThrowableConverter extends ThrowableProxyConverter {
@@ -21,12 +21,12 @@ public final class EscapedThrowableConverter extends ThrowableProxyConverter {
 
         @Override
         public String getMessage() {
-            return LogText.escape(original.getMessage());
+            return LogText.forLine(original.getMessage());
         }
 
         @Override
         public String getOverridingMessage() {
-            return LogText.escape(original.getOverridingMessage());
+            return LogText.forLine(original.getOverridingMessage());
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.skillforge.server.mcp;
 
 import dev.skillforge.core.agent.AgentEvent;
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationException;
 import dev.skillforge.server.conversation.ConversationService;
@@ -9,6 +10,7 @@ import dev.skillforge.server.document.DocumentException;
 import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.document.UploadsJson;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.store.ConversationRecord;
@@ -115,8 +117,9 @@ final class ChatTool implements McpTool {
         try {
             AgentRun run;
             try {
-                conversation = continuationId == null ? conversations.create(null, provider, null) : continued(continuationId, provider);
-                run = conversations.startTurn(conversation.id(), prompt, documents);
+                conversation = continuationId == null ? conversations.create(call.caller(), null, provider, null)
+                        : continued(call.caller(), continuationId, provider);
+                run = conversations.startTurn(call.caller(), conversation.id(), prompt, documents);
             } catch (ConversationException e) {
                 throw new ToolError(explain(e, continuationId));
             }
@@ -133,19 +136,24 @@ final class ChatTool implements McpTool {
         return ToolResults.ok(outcome.text(conversation), outcome.structured(conversation));
     }
 
-    /** The call's attachments, read (text extracted) before anything is made, so that a bad one leaves nothing behind. */
+    /**
+     * The call's attachments, read (text extracted) before anything is made, so that a bad one leaves nothing behind;
+     * a cancellation of the call stops their reading.
+     */
     private static List<AttachedDocument> documents(ToolCall call) {
         Object attachments = call.arguments().raw("attachments");
-        try {
-            return Documents.read(UploadsJson.fromJson(attachments == null ? null : Json.MAPPER.valueToTree(attachments), "attachments"));
+        Cancellation cancelled = new Cancellation();
+        try (ToolCall.Registration ignored = call.onCancel(() -> cancelled.cancel("the MCP client cancelled the call"))) {
+            return Documents.read(UploadsJson.fromJson(attachments == null ? null : Json.MAPPER.valueToTree(attachments), "attachments"),
+                    cancelled);
         } catch (DocumentException e) {
             throw new ToolError(e.getMessage());
         }
     }
 
     /** The conversation {@code id}, which must not be asked to change provider. */
-    private ConversationRecord continued(String id, String provider) {
-        ConversationRecord conversation = conversations.record(id);
+    private ConversationRecord continued(Caller caller, String id, String provider) {
+        ConversationRecord conversation = conversations.record(caller, id);
         if (provider != null && !provider.equals(conversation.provider())) {
             throw new ToolError("Conversation " + id + " runs on provider " + conversation.provider() + " (model " + conversation.model()
                     + ") for its whole life, so that the provider's prompt cache keeps working; to talk to " + abbreviate(provider)
@@ -192,7 +200,7 @@ final class ChatTool implements McpTool {
         return switch (e.kind()) {
             case NOT_FOUND -> e.getMessage() + ": continuation_id must be one that chat returned; leave it out to start a new conversation";
             case BUSY -> e.getMessage() + " (continuation_id " + continuationId + "). Call chat again when that turn has ended.";
-            case INVALID, TOO_LARGE, UNAVAILABLE, PROVIDER_GONE, STOPPING -> e.getMessage();
+            case INVALID, TOO_LARGE, UNAVAILABLE, PROVIDER_GONE, STOPPING, BUDGET_SPENT -> e.getMessage();
         };
     }
 

@@ -1,9 +1,12 @@
 package dev.skillforge.server.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.server.http.ApiException;
 import dev.skillforge.server.http.HttpSecurity;
 import dev.skillforge.server.http.RequestBodies;
 import dev.skillforge.server.json.Json;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -15,25 +18,31 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
  * The locked door of {@code /mcp}, before the SDK's servlet sees a request: the API's rules
- * ({@link HttpSecurity#refusal}: the bearer token, or a loopback {@code Host} on a server without one;
+ * ({@link HttpSecurity#mcpAccess}: a credential, or a loopback {@code Host} on a server without one; its caller is
+ * noted for the tools ({@link McpCallers});
  * no {@code Origin} of another site, on any method, as the MCP specification requires against DNS
- * rebinding), a body declared as JSON, and the body limit. The body is read here (at most the limit)
- * and handed on as read, with its JSON-RPC request id noted for the tool call ({@link RequestIds}).
- * Refusals are the API's JSON errors.
+ * rebinding), a body declared as JSON, and the body limit. The body is read here (at most the limit), checked as a
+ * JSON-RPC message ({@link IncomingMessage}: what the SDK could not read is answered here, with status 400, as a JSON-RPC
+ * error that says what was wrong) and handed on, with its request id noted for the tool call ({@link RequestIds}); an
+ * {@code initialize} while the most sessions are open is 503 ({@link McpSessions}). The door's own refusals are the
+ * API's JSON errors.
  */
 final class McpDoorFilter extends HttpFilter {
 
     private final HttpSecurity security;
     private final int maxBodyBytes;
+    private final McpJsonMapper json;
+    private final McpSessions sessions;
 
-    McpDoorFilter(HttpSecurity security, int maxBodyBytes) {
+    McpDoorFilter(HttpSecurity security, int maxBodyBytes, McpJsonMapper json, McpSessions sessions) {
         this.security = security;
         this.maxBodyBytes = maxBodyBytes;
+        this.json = json;
+        this.sessions = sessions;
     }
 
     @Override
@@ -41,20 +50,31 @@ final class McpDoorFilter extends HttpFilter {
         response.setHeader("X-Content-Type-Options", "nosniff");
         response.setHeader("Cache-Control", "no-store");
         try {
-            ApiException refusal = security.refusal(request);
-            if (refusal != null) {
-                throw refusal;
+            HttpSecurity.McpAccess access = security.mcpAccess(request);
+            if (access.refusal() != null) {
+                refuse(response, access.refusal(), access.challenge());
+                return;
             }
+            request.setAttribute(McpCallers.KEY, access.caller());
             if (!hasBody(request)) {
                 chain.doFilter(request, response);
                 return;
             }
             requireJson(request);
-            byte[] body = RequestBodies.readLimited(request, maxBodyBytes);
-            request.setAttribute(RequestIds.KEY, RequestIds.inBody(body));
-            chain.doFilter(new ReadBody(request, body), response);
+            IncomingMessage message = IncomingMessage.check(RequestBodies.readLimited(request, maxBodyBytes), json);
+            if (McpSchema.METHOD_INITIALIZE.equals(message.method()) && sessions.full()) {
+                response.setHeader("Retry-After", "60");
+                answer(response, 503, new MessageRefusal(MessageRefusal.SERVER_BUSY, "The server holds the most MCP sessions it keeps ("
+                        + String.format("%,d", sessions.max()) + "): end one (DELETE /mcp with its Mcp-Session-Id) or wait for an idle one"
+                        + " to be closed (within " + 2 * McpSessions.SWEEP.toMinutes() + " minutes)", message.id()).response());
+                return;
+            }
+            request.setAttribute(RequestIds.KEY, message.method() == null ? null : message.id());
+            chain.doFilter(new ReadBody(request, message.body()), response);
         } catch (ApiException refusal) {
-            refuse(response, refusal);
+            refuse(response, refusal, null);
+        } catch (MessageRefusal refusal) {
+            answer(response, 400, refusal.response());
         }
     }
 
@@ -69,15 +89,19 @@ final class McpDoorFilter extends HttpFilter {
         }
     }
 
-    private static void refuse(HttpServletResponse response, ApiException refusal) throws IOException {
-        if (refusal.status() == 401) {
-            response.setHeader("WWW-Authenticate", "Bearer realm=\"skillforge\"");
+    private static void refuse(HttpServletResponse response, ApiException refusal, String challenge) throws IOException {
+        if (challenge != null) {
+            response.setHeader("WWW-Authenticate", challenge);
         }
         var body = Json.object();
         body.putObject("error").put("code", refusal.code()).put("message", refusal.getMessage());
-        response.setStatus(refusal.status());
+        answer(response, refusal.status(), body);
+    }
+
+    private static void answer(HttpServletResponse response, int status, JsonNode body) throws IOException {
+        response.setStatus(status);
         response.setContentType("application/json");
-        response.getOutputStream().write(Json.write(body).getBytes(StandardCharsets.UTF_8));
+        response.getOutputStream().write(Json.bytes(body));
     }
 
     private static String mediaType(String contentType) {

@@ -1,7 +1,6 @@
 package dev.skillforge.server.mcp;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.skillforge.server.json.Json;
+import dev.skillforge.server.people.Caller;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpInitRequestHandler;
@@ -12,15 +11,15 @@ import io.modelcontextprotocol.spec.McpServerSession;
 import io.modelcontextprotocol.spec.McpServerTransport;
 import reactor.core.publisher.Mono;
 
-import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
  * How a request handler learns the JSON-RPC id of the request it handles: the SDK hands handlers no
  * id, but a {@code notifications/cancelled} names the request to stop by its id. The id travels in
  * the request's transport context ({@link McpAsyncServerExchange#transportContext()}): over HTTP the
- * door reads it from the body ({@link #inBody}) and the servlet's context extractor puts it there;
+ * door reads it from the body ({@link IncomingMessage}) and the servlet's context extractor puts it there;
  * over stdio the session does ({@link StdioSession}).
  */
 final class RequestIds {
@@ -36,25 +35,16 @@ final class RequestIds {
         return exchange.transportContext().get(KEY);
     }
 
-    static McpTransportContext context(Object id) {
-        return id == null ? McpTransportContext.EMPTY : McpTransportContext.create(Map.of(KEY, id));
-    }
-
-    /** The id of the JSON-RPC request in {@code body} (a string or a number), or {@code null} when it is none. */
-    static Object inBody(byte[] body) {
-        try {
-            JsonNode message = Json.MAPPER.readTree(body);
-            if (message == null || !message.isObject() || !message.path("method").isTextual()) {
-                return null;
-            }
-            JsonNode id = message.get("id");
-            if (id == null) {
-                return null;
-            }
-            return id.isTextual() ? id.asText() : id.isIntegralNumber() ? (Object) id.numberValue() : null;
-        } catch (IOException e) {
-            return null; // malformed: the SDK answers it
+    /** The transport context of a request: its id (when it is a request) and its caller ({@link McpCallers}). */
+    static McpTransportContext context(Object id, Caller caller) {
+        Map<String, Object> values = new HashMap<>();
+        if (id != null) {
+            values.put(KEY, id);
         }
+        if (caller != null) {
+            values.put(McpCallers.KEY, caller);
+        }
+        return values.isEmpty() ? McpTransportContext.EMPTY : McpTransportContext.create(values);
     }
 
     /** The session of the stdio transport: every message arrives through {@link #handle}, which adds the request's id. */
@@ -69,7 +59,7 @@ final class RequestIds {
         public Mono<Void> handle(McpSchema.JSONRPCMessage message) {
             Mono<Void> handling = super.handle(message);
             return message instanceof McpSchema.JSONRPCRequest request && request.id() != null
-                    ? handling.contextWrite(context -> context.put(McpTransportContext.KEY, context(request.id())))
+                    ? handling.contextWrite(context -> context.put(McpTransportContext.KEY, context(request.id(), Caller.LOCAL)))
                     : handling;
         }
     }

@@ -2,6 +2,7 @@ package dev.skillforge.server.mcp;
 
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.server.skill.SkillAccess;
 import dev.skillforge.server.skill.SkillStore;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
@@ -31,8 +32,10 @@ import java.util.function.Consumer;
 /**
  * SkillForge as an MCP server (protocol revision 2025-11-25), whatever the transport: the tools
  * {@code chat}, {@code skill_list}, {@code skill_get}, {@code skill_set}, {@code skill_delete},
- * {@code skill_search} (always in this order), each skill as a resource {@code skill://NAME}
- * (sorted by name), progress notifications, and cancellation of a running {@code chat}.
+ * {@code skill_search} (always in this order), each skill as a resource {@code skill://NAME} and
+ * each of its files as {@code skill://NAME/PATH} (sorted), the Skills extension
+ * ({@code skills/list}, {@code skills/get}), progress notifications, and cancellation of a running
+ * {@code chat}.
  *
  * <p>Built on the MCP Java SDK's sessions and transports, with its own handlers instead of the SDK's
  * {@code McpServer}: that server keeps resources registered ahead in a hash map (listed in hash
@@ -53,14 +56,16 @@ public final class SkillForgeMcp implements AutoCloseable {
     private static final String INSTRUCTIONS = "SkillForge holds conversations with other models and keeps Agent Skills."
             + " Use chat to talk to one of its models: pass the continuation_id of the previous result to continue the same"
             + " stored conversation. The model can forge skills during a turn; skill_list, skill_get, skill_set, skill_delete and"
-            + " skill_search manage them directly, and each skill is a resource skill://NAME (its SKILL.md).";
+            + " skill_search manage them directly; each skill is a resource skill://NAME (its SKILL.md), each of its files"
+            + " skill://NAME/PATH, and skills/list gives every skill with its files' digests (the MCP Skills extension).";
     private static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder()
-            .tools(false).resources(false, false).logging().build();
+            .tools(false).resources(false, false).logging().extensions(SkillsExtension.capability()).build();
 
     private final McpJsonMapper json = new JacksonMcpJsonMapper(Json.MAPPER.copy());
     private final Map<String, McpTool> tools = new LinkedHashMap<>();
     private final List<McpSchema.Tool> definitions;
     private final SkillResources resources;
+    private final SkillsExtension extension;
     private final RunningCalls calls = new RunningCalls();
     private final Scheduler work = Schedulers.fromExecutorService(Executors.newVirtualThreadPerTaskExecutor(), "mcp-calls");
     private final Map<String, McpRequestHandler<?>> requestHandlers;
@@ -77,20 +82,26 @@ public final class SkillForgeMcp implements AutoCloseable {
         all.forEach(tool -> tools.put(tool.name(), tool));
         this.definitions = all.stream().map(McpTool::definition).toList();
         this.resources = new SkillResources(skills);
+        this.extension = new SkillsExtension(skills);
         McpRequestHandler<McpSchema.CallToolResult> callTool = this::callTool;
         McpRequestHandler<McpSchema.ListResourcesResult> listResources = (exchange, params) ->
-                Mono.fromCallable(resources::list).subscribeOn(work);
+                onStore(() -> resources.list(access(exchange)));
         McpRequestHandler<McpSchema.ReadResourceResult> readResource = (exchange, params) ->
-                Mono.fromCallable(() -> resources.read(uriOf(params))).subscribeOn(work);
-        this.requestHandlers = Map.<String, McpRequestHandler<?>>of(
-                McpSchema.METHOD_PING, (exchange, params) -> Mono.just(Map.of()),
-                McpSchema.METHOD_TOOLS_LIST, (exchange, params) -> Mono.just(McpSchema.ListToolsResult.builder(definitions).build()),
-                McpSchema.METHOD_TOOLS_CALL, callTool,
-                McpSchema.METHOD_RESOURCES_LIST, listResources,
-                McpSchema.METHOD_RESOURCES_READ, readResource,
-                McpSchema.METHOD_RESOURCES_TEMPLATES_LIST, (exchange, params) -> Mono.just(resources.templates()),
+                onStore(() -> resources.read(access(exchange), uriOf(params)));
+        McpRequestHandler<Map<String, Object>> listSkills = (exchange, params) -> onStore(() -> extension.list(access(exchange)));
+        McpRequestHandler<Map<String, Object>> getSkill = (exchange, params) ->
+                onStore(() -> extension.get(access(exchange), skillUriOf(params)));
+        this.requestHandlers = ProtocolErrors.guarded(Map.<String, McpRequestHandler<?>>ofEntries(
+                Map.entry(McpSchema.METHOD_PING, (exchange, params) -> Mono.just(Map.of())),
+                Map.entry(McpSchema.METHOD_TOOLS_LIST, (exchange, params) -> Mono.just(McpSchema.ListToolsResult.builder(definitions).build())),
+                Map.entry(McpSchema.METHOD_TOOLS_CALL, callTool),
+                Map.entry(McpSchema.METHOD_RESOURCES_LIST, listResources),
+                Map.entry(McpSchema.METHOD_RESOURCES_READ, readResource),
+                Map.entry(McpSchema.METHOD_RESOURCES_TEMPLATES_LIST, (exchange, params) -> Mono.just(resources.templates())),
+                Map.entry(SkillsExtension.METHOD_LIST, listSkills),
+                Map.entry(SkillsExtension.METHOD_GET, getSkill),
                 // SkillForge sends no log messages over MCP; the level is accepted as the logging capability requires.
-                McpSchema.METHOD_LOGGING_SET_LEVEL, (exchange, params) -> Mono.just(Map.of()));
+                Map.entry(McpSchema.METHOD_LOGGING_SET_LEVEL, (exchange, params) -> Mono.just(Map.of()))));
         McpNotificationHandler ignore = (exchange, params) -> Mono.empty();
         this.notificationHandlers = Map.of(
                 McpSchema.METHOD_NOTIFICATION_INITIALIZED, ignore,
@@ -103,12 +114,15 @@ public final class SkillForgeMcp implements AutoCloseable {
         return json;
     }
 
-    /** Sessions of the Streamable HTTP transport, negotiating one of {@code protocolVersions} (oldest first). */
-    public McpStreamableServerSession.Factory streamableSessions(List<String> protocolVersions) {
-        return init -> new McpStreamableServerSession.McpStreamableServerSessionInit(
-                new McpStreamableServerSession(UUID.randomUUID().toString(), init.capabilities(), init.clientInfo(), REQUEST_TIMEOUT,
-                        requestHandlers, notificationHandlers),
-                Mono.fromSupplier(() -> initialized(init, protocolVersions)));
+    /** Sessions of the Streamable HTTP transport, negotiating one of {@code protocolVersions} (oldest first), counted in {@code open}. */
+    McpStreamableServerSession.Factory streamableSessions(List<String> protocolVersions, McpSessions open) {
+        return init -> {
+            String id = UUID.randomUUID().toString();
+            return new McpStreamableServerSession.McpStreamableServerSessionInit(
+                    new McpStreamableServerSession(id, init.capabilities(), init.clientInfo(), REQUEST_TIMEOUT, requestHandlers,
+                            notificationHandlers, open.opened(id)),
+                    Mono.fromSupplier(() -> initialized(init, protocolVersions)));
+        };
     }
 
     /** The session of the stdio transport, negotiating one of {@code protocolVersions} (oldest first). */
@@ -144,7 +158,8 @@ public final class SkillForgeMcp implements AutoCloseable {
                 return Mono.error(invalidParams("Unknown tool: " + request.name() + "; the tools are " + String.join(", ", tools.keySet())));
             }
             Object requestId = RequestIds.of(exchange);
-            ToolCall call = new ToolCall(new ToolArguments(tool.name(), request.arguments()), progress(exchange, request.progressToken()),
+            ToolCall call = new ToolCall(McpCallers.of(exchange), new ToolArguments(tool.name(), request.arguments()),
+                    progress(exchange, request.progressToken()),
                     cancel -> requestId == null ? () -> { } : calls.register(exchange.sessionId(), requestId, cancel));
             return Mono.fromCallable(() -> run(tool, call)).subscribeOn(work);
         });
@@ -184,6 +199,35 @@ public final class SkillForgeMcp implements AutoCloseable {
                 log.info("MCP client cancelled request {} ({})", fields.get("requestId"), fields.get("reason"));
             }
         });
+    }
+
+    /**
+     * A read of the skill store on a call thread; a failure of the store is an internal error that says only that (the
+     * log has the detail), and a protocol error stays one.
+     */
+    /** Who an MCP request reads and writes skills for. */
+    private static SkillAccess access(McpAsyncServerExchange exchange) {
+        return SkillResources.access(McpCallers.of(exchange));
+    }
+
+    private <T> Mono<T> onStore(java.util.concurrent.Callable<T> read) {
+        return Mono.fromCallable(() -> {
+            try {
+                return read.call();
+            } catch (McpError e) {
+                throw e;
+            } catch (RuntimeException e) {
+                log.warn("MCP: the skill store failed", e);
+                throw McpError.builder(McpSchema.ErrorCodes.INTERNAL_ERROR).message("The skill store could not be read; try again").build();
+            }
+        }).subscribeOn(work);
+    }
+
+    private String skillUriOf(Object params) {
+        if (params instanceof Map<?, ?> fields && fields.get("uri") instanceof String uri) {
+            return uri;
+        }
+        throw invalidParams("skills/get needs params {\"uri\": \"skill://NAME/SKILL.md\"}");
     }
 
     private String uriOf(Object params) {

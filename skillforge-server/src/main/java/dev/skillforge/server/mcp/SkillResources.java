@@ -1,30 +1,33 @@
 package dev.skillforge.server.mcp;
 
 import dev.skillforge.core.transcript.StorableText;
-import dev.skillforge.server.skill.SkillName;
+import dev.skillforge.server.people.Caller;
+import dev.skillforge.server.skill.SkillAccess;
+import dev.skillforge.server.skill.SkillFileInfo;
+import dev.skillforge.server.skill.SkillMediaTypes;
 import dev.skillforge.server.skill.SkillStore;
+import dev.skillforge.server.skill.SkillSummary;
+import dev.skillforge.server.skill.SkillText;
+import dev.skillforge.server.skill.SkillVersion;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Each skill as an MCP resource, {@code skill://NAME}, whose content is its {@code SKILL.md}. The list
- * is read from the skill store on every request, so it shows skills made since (by a turn, the page,
- * or another process on the same data folder), always sorted by name. {@code skill://{name}} is also
- * offered as a resource template.
+ * Every file of every skill as an MCP resource: {@code skill://NAME} is the skill's SKILL.md (and
+ * {@code skill://NAME/SKILL.md} too), {@code skill://NAME/PATH} each other file. The list is read
+ * from the skill store on every request, so it shows skills made since (by a turn, the page, or
+ * another instance), sorted by URI. A text file is read as text, any other as a base64 blob.
  */
 final class SkillResources {
 
-    static final String SCHEME = "skill://";
     static final String MIME_TYPE = "text/markdown";
-
-    private static final Logger log = LoggerFactory.getLogger(SkillResources.class);
 
     private final SkillStore skills;
 
@@ -32,56 +35,58 @@ final class SkillResources {
         this.skills = skills;
     }
 
-    static String uri(String name) {
-        return SCHEME + name;
+    /** Who a request reads and writes skills for: its caller, who may change the team library when an admin. */
+    static SkillAccess access(Caller caller) {
+        return new SkillAccess(caller.personId(), caller.admin());
     }
 
-    /** Every valid skill, sorted by name. */
-    McpSchema.ListResourcesResult list() {
-        try {
-            List<McpSchema.Resource> resources = skills.list().stream()
-                    .map(skill -> McpSchema.Resource.builder(uri(skill.name()), skill.name()).title(skill.name())
-                            .description(skill.description()).mimeType(MIME_TYPE).build())
-                    .toList();
-            return McpSchema.ListResourcesResult.builder(resources).build();
-        } catch (IOException e) {
-            throw storeFailed(e);
+    /** Each skill of {@code who}'s SKILL.md as {@code skill://NAME}, and each other file, sorted by URI. */
+    McpSchema.ListResourcesResult list(SkillAccess who) {
+        String owner = who.owner();
+        List<McpSchema.Resource> resources = new ArrayList<>();
+        for (SkillSummary skill : skills.list(owner)) {
+            resources.add(McpSchema.Resource.builder(SkillUris.of(skill.name()), skill.name()).title(skill.name())
+                    .description(skill.description()).mimeType(MIME_TYPE).build());
+            Optional<SkillVersion> current = skills.current(owner, skill.name());
+            for (SkillFileInfo file : current.map(SkillVersion::files).orElse(List.of())) {
+                if (!file.path().isSkillMd()) {
+                    resources.add(McpSchema.Resource.builder(SkillUris.of(skill.name(), file.path()), file.path().value())
+                            .title(skill.name() + "/" + file.path()).mimeType(SkillMediaTypes.of(file.path())).size(file.size()).build());
+                }
+            }
         }
+        resources.sort(Comparator.comparing(McpSchema.Resource::uri));
+        return McpSchema.ListResourcesResult.builder(resources).build();
     }
 
-    /** The SKILL.md of {@code skill://NAME}, exactly as stored. */
-    McpSchema.ReadResourceResult read(String uri) {
-        String name = nameOf(uri).orElseThrow(() -> notFound(uri));
-        try {
-            String content = skills.get(name).orElseThrow(() -> notFound(uri));
-            return McpSchema.ReadResourceResult.builder(List.of(McpSchema.TextResourceContents.builder(uri, content).mimeType(MIME_TYPE).build())).build();
-        } catch (IOException e) {
-            throw storeFailed(e);
-        }
+    /** The file {@code uri} names, exactly as stored: text, or base64 for a file that is not text. */
+    McpSchema.ReadResourceResult read(SkillAccess who, String uri) {
+        SkillUris.FileUri file = SkillUris.parse(uri).orElseThrow(() -> notFound(uri));
+        String owner = who.owner();
+        byte[] bytes = skills.current(owner, file.name())
+                .flatMap(current -> skills.folder(owner, file.name(), current.version()))
+                .flatMap(folder -> folder.file(file.path())).orElseThrow(() -> notFound(uri));
+        String type = file.path().isSkillMd() ? MIME_TYPE : SkillMediaTypes.of(file.path());
+        McpSchema.ResourceContents contents = SkillText.decode(bytes)
+                .<McpSchema.ResourceContents>map(text -> McpSchema.TextResourceContents.builder(uri, text).mimeType(type).build())
+                .orElseGet(() -> McpSchema.BlobResourceContents.builder(uri, Base64.getEncoder().encodeToString(bytes)).mimeType(type).build());
+        return McpSchema.ReadResourceResult.builder(List.of(contents)).build();
     }
 
     McpSchema.ListResourceTemplatesResult templates() {
-        return McpSchema.ListResourceTemplatesResult.builder(List.of(McpSchema.ResourceTemplate.builder(SCHEME + "{name}", "skill")
-                .title("A skill").description("The SKILL.md of the skill named NAME (see skill_list)").mimeType(MIME_TYPE).build())).build();
+        return McpSchema.ListResourceTemplatesResult.builder(List.of(
+                McpSchema.ResourceTemplate.builder(SkillUris.SCHEME + "{name}", "skill").title("A skill")
+                        .description("The SKILL.md of the skill named NAME (see skill_list)").mimeType(MIME_TYPE).build(),
+                McpSchema.ResourceTemplate.builder(SkillUris.SCHEME + "{name}/{+path}", "skill-file").title("A file of a skill")
+                        .description("The file PATH of skill NAME: SKILL.md, or one under scripts/, references/ or assets/").build()))
+                .build();
     }
 
-    private static Optional<String> nameOf(String uri) {
-        if (uri == null || !uri.startsWith(SCHEME)) {
-            return Optional.empty();
-        }
-        String name = uri.substring(SCHEME.length());
-        return SkillName.isValid(name) ? Optional.of(name) : Optional.empty();
-    }
-
-    private static McpError notFound(String uri) {
+    static McpError notFound(String uri) {
         return McpError.builder(McpSchema.ErrorCodes.RESOURCE_NOT_FOUND)
-                .message("No such resource: " + (uri == null ? "(no uri)" : abbreviate(uri)) + "; skills are skill://NAME (see resources/list)")
+                .message("No such resource: " + (uri == null ? "(no uri)" : abbreviate(uri))
+                        + "; skills are skill://NAME and their files skill://NAME/PATH (see resources/list)")
                 .data(Map.of("uri", uri == null ? "" : abbreviate(uri))).build();
-    }
-
-    private static McpError storeFailed(IOException e) {
-        log.warn("MCP resources: the skill store failed", e);
-        return McpError.builder(McpSchema.ErrorCodes.INTERNAL_ERROR).message("The skill store could not read its files; try again").build();
     }
 
     private static String abbreviate(String text) {

@@ -32,12 +32,16 @@ public final class ProviderErrors {
             // a credential-named field or parameter: api_key=…, "x-goog-api-key": "…", password: …
             Pattern.compile("(?i)((?:api[_-]?key|access[_-]?token|client[_-]?secret|secret[_-]?key|password)[\"']?\\s*[:=]\\s*[\"']?)"
                     + "[^\\s\"'&,;]{4,}"),
-            // vendor key prefixes: OpenAI, DeepSeek, Moonshot, OpenRouter and Anthropic keys (sk-…), Google API keys (AIza…)
-            Pattern.compile("(?<![A-Za-z0-9])()(?:sk-[A-Za-z0-9_-]{8,}|AIza[A-Za-z0-9_-]{20,})"),
+            // vendor key prefixes, in any case: OpenAI, DeepSeek, Moonshot, OpenRouter and Anthropic keys (sk-…), Google API keys (AIza…)
+            Pattern.compile("(?i)(?<![A-Za-z0-9])()(?:sk-[A-Za-z0-9_-]{8,}|AIza[A-Za-z0-9_-]{20,})"),
             // 32 or more hex digits: 128 bits and more, a secret or a digest of one
             Pattern.compile("(?<![A-Za-z0-9])()[0-9A-Fa-f]{32,}(?![A-Za-z0-9])"),
     };
-    /** A base64 or base64url run of 32+ characters; replaced only when it mixes upper case, lower case and digits, as random keys do. */
+    /**
+     * A base64 or base64url run of 32+ characters; replaced only when it looks random: it mixes upper case, lower case
+     * and digits, or it is letters and digits alone, both (a key upper-cased on its way); a path or a model name has
+     * separators and one case.
+     */
     private static final Pattern LONG_RUN = Pattern.compile("[A-Za-z0-9+/_-]{32,}=*");
 
     private ProviderErrors() {
@@ -92,18 +96,19 @@ public final class ProviderErrors {
     }
 
     /**
-     * {@code text} with every credential replaced by {@value #REDACTED}: the configured key wherever
-     * it appears (when it has at least {@value #MIN_KEY_CHARS} characters); credentials of 8 or more
+     * {@code text} without invisible characters ({@link KeyPieces#visible}), and with every credential replaced by
+     * {@value #REDACTED}: the configured key wherever it shows (when it has at least {@value #MIN_KEY_CHARS}
+     * characters), in any case, without its prefix or cut short ({@link KeyPieces}); credentials of 8 or more
      * characters after {@code Bearer} or {@code Basic}; the value of a field named like a credential ({@code api_key},
      * {@code x-goog-api-key}, {@code access_token}, {@code client_secret}, {@code secret_key},
-     * {@code password}); keys with a vendor prefix ({@code sk-…}, {@code AIza…}); runs of 32 or more
-     * hex digits; and runs of 32 or more base64 characters that mix upper case, lower case and
-     * digits. Words, URLs, model names and paths are left alone: none of them is such a run.
+     * {@code password}); keys with a vendor prefix ({@code sk-…}, {@code AIza…}) in any case; runs of 32 or more
+     * hex digits; and runs of 32 or more base64 characters that look random (both cases and digits, or letters and
+     * digits alone). Words, URLs, model names and paths are left alone: none of them is such a run.
      */
     public static String redact(String text, String apiKey) {
-        String redacted = text;
-        if (apiKey != null && apiKey.length() >= MIN_KEY_CHARS) {
-            redacted = redacted.replace(apiKey, REDACTED);
+        String redacted = KeyPieces.visible(text);
+        if (apiKey != null && KeyPieces.visible(apiKey).length() >= MIN_KEY_CHARS) {
+            redacted = new KeyPieces(apiKey).replaceIn(redacted, REDACTED);
         }
         for (Pattern shape : KEY_SHAPES) {
             redacted = shape.matcher(redacted).replaceAll("$1" + REDACTED);
@@ -112,7 +117,9 @@ public final class ProviderErrors {
     }
 
     private static boolean looksRandom(String run) {
-        return run.chars().anyMatch(Character::isUpperCase) && run.chars().anyMatch(Character::isLowerCase)
-                && run.chars().anyMatch(Character::isDigit);
+        boolean digits = run.chars().anyMatch(Character::isDigit);
+        boolean upper = run.chars().anyMatch(Character::isUpperCase);
+        boolean lower = run.chars().anyMatch(Character::isLowerCase);
+        return digits && (upper && lower || (upper || lower) && run.chars().allMatch(Character::isLetterOrDigit));
     }
 }

@@ -14,6 +14,11 @@ import java.util.function.LongSupplier;
  * Every event of one run, numbered, kept so that any number of clients can follow the run, leave,
  * and come back later to read on after the last id they saw: nothing lost, nothing repeated.
  * The run ends with its {@code done} or {@code error} event.
+ *
+ * <p>Text and reasoning chunks are kept as their characters and where each ends ({@link ChunkRun}), not as an event
+ * object each: a provider may stream one character a chunk, and 900,000 such chunks held 76 MB as events (for as long
+ * as the run was the conversation's last) where their text is 0.9 MB. Readers get every chunk back as it came, with
+ * its id, at most {@value #MAX_FRAMES_PER_READ} at a time.
  */
 public final class RunEventLog implements EventSink {
 
@@ -21,8 +26,12 @@ public final class RunEventLog implements EventSink {
     public record Frame(long id, AgentEvent event) {
     }
 
+    /** The most frames one read answers: a reader far behind catches up in several reads, never all in one. */
+    static final int MAX_FRAMES_PER_READ = 4096;
+
     private final LongSupplier ids;
-    private final List<Frame> frames = new ArrayList<>();
+    /** Each a {@link Frame} or a {@link ChunkRun}, ids increasing along the list. */
+    private final List<Object> entries = new ArrayList<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private boolean finished;
@@ -36,7 +45,12 @@ public final class RunEventLog implements EventSink {
     public void accept(AgentEvent event) {
         lock.lock();
         try {
-            frames.add(new Frame(ids.getAsLong(), event));
+            long id = ids.getAsLong();
+            if (!entries.isEmpty() && entries.getLast() instanceof ChunkRun run && run.takes(id, event)) {
+                run.add(event);
+            } else {
+                entries.add(ChunkRun.isChunk(event) ? new ChunkRun(id, event) : new Frame(id, event));
+            }
             if (event instanceof AgentEvent.Done || event instanceof AgentEvent.Error) {
                 finished = true;
             }
@@ -47,15 +61,16 @@ public final class RunEventLog implements EventSink {
     }
 
     /**
-     * The frames with an id above {@code afterId}; when there are none yet and the run goes on,
-     * waits up to {@code wait} for one. An empty answer means nothing new in that time.
+     * The frames with an id above {@code afterId} (at most {@value #MAX_FRAMES_PER_READ}: read again for the rest);
+     * when there are none yet and the run goes on, waits up to {@code wait} for one. An empty answer means nothing
+     * new in that time.
      */
     public List<Frame> framesAfter(long afterId, Duration wait) throws InterruptedException {
         lock.lock();
         try {
             long nanos = wait.toNanos();
             while (true) {
-                List<Frame> newer = newerThan(afterId);
+                List<Frame> newer = newerThan(afterId, MAX_FRAMES_PER_READ);
                 if (!newer.isEmpty() || finished || nanos <= 0) {
                     return newer;
                 }
@@ -90,27 +105,40 @@ public final class RunEventLog implements EventSink {
         }
     }
 
+    /** Every frame, in order. */
     public List<Frame> frames() {
         lock.lock();
         try {
-            return List.copyOf(frames);
+            return newerThan(Long.MIN_VALUE, Integer.MAX_VALUE);
         } finally {
             lock.unlock();
         }
     }
 
-    private List<Frame> newerThan(long afterId) {
-        // Ids increase along the list: binary search for the first newer frame.
+    private List<Frame> newerThan(long afterId, int most) {
+        // Ids increase along the list: binary search for the first entry that ends after afterId.
         int low = 0;
-        int high = frames.size();
+        int high = entries.size();
         while (low < high) {
             int mid = (low + high) >>> 1;
-            if (frames.get(mid).id() <= afterId) {
+            if (lastId(entries.get(mid)) <= afterId) {
                 low = mid + 1;
             } else {
                 high = mid;
             }
         }
-        return low == frames.size() ? List.of() : List.copyOf(frames.subList(low, frames.size()));
+        List<Frame> newer = new ArrayList<>();
+        for (int i = low; i < entries.size() && newer.size() < most; i++) {
+            switch (entries.get(i)) {
+                case Frame frame -> newer.add(frame);
+                case ChunkRun run -> run.framesAfter(afterId, most - newer.size(), newer);
+                default -> throw new IllegalStateException("not an entry: " + entries.get(i));
+            }
+        }
+        return newer;
+    }
+
+    private static long lastId(Object entry) {
+        return entry instanceof ChunkRun run ? run.lastId() : ((Frame) entry).id();
     }
 }

@@ -17,19 +17,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A parsed, valid SKILL.md: YAML front matter between two {@code ---} lines holding {@code name}
- * and {@code description}, then the Markdown instructions (the body).
+ * and {@code description} (and the specification's optional fields), then the Markdown
+ * instructions (the body).
  *
  * <p>The text comes from the model, which may have copied it from a hostile page, so parsing is
  * defensive: the size is capped before any parsing, YAML builds only plain maps, lists and scalars
  * (no custom types), few aliases are allowed (no "billion laughs"), nesting is shallow (no stack
  * overflow), and duplicate keys are refused (no doubt about which {@code name} counts).
  */
-final class SkillDocument {
+public final class SkillDocument {
 
     /** The largest SKILL.md accepted, in UTF-8 bytes. */
     public static final int MAX_BYTES = 256 * 1024;
     /** The longest description accepted, in characters (code points), per the Agent Skills specification. */
     public static final int MAX_DESCRIPTION_LENGTH = 1024;
+    /** The longest {@code compatibility} accepted, in characters, per the specification. */
+    public static final int MAX_COMPATIBILITY_LENGTH = 500;
 
     static final int MAX_ALIASES = 5;
     static final int MAX_NESTING = 10;
@@ -58,20 +61,42 @@ final class SkillDocument {
     private final String description;
     private final String body;
     private final String text;
+    private final Map<?, ?> frontMatter;
 
-    private SkillDocument(String name, String description, String body, String text) {
+    private SkillDocument(String name, String description, String body, String text, Map<?, ?> frontMatter) {
         this.name = name;
         this.description = description;
         this.body = body;
         this.text = text;
+        this.frontMatter = frontMatter;
     }
 
     /**
-     * Parses and validates a SKILL.md.
+     * Parses and validates a SKILL.md as the Agent Skills specification says: {@code name} and
+     * {@code description}, and only the optional {@code license}, {@code compatibility} (at most
+     * {@value #MAX_COMPATIBILITY_LENGTH} characters), {@code metadata} (a map of text to text) and
+     * {@code allowed-tools} besides them.
      *
-     * @throws SkillException with a one-line reason naming what is wrong (and the field, when it is a field)
+     * @throws SkillException naming every problem of the fields (or the one that stops parsing), each a sentence
      */
     public static SkillDocument parse(String text) {
+        return parse(text, true, null);
+    }
+
+    /** {@link #parse}, for the skill {@code skill}: a {@code name} field that differs is one more problem. */
+    static SkillDocument parseFor(SkillName skill, String text) {
+        return parse(text, true, skill);
+    }
+
+    /**
+     * Parses the SKILL.md of {@code skill} written before the other fields were checked: only {@code name} and
+     * {@code description} must be right, so that a skill kept by an earlier version is never lost.
+     */
+    static SkillDocument parseLegacy(SkillName skill, String text) {
+        return parse(text, false, skill);
+    }
+
+    private static SkillDocument parse(String text, boolean strict, SkillName skill) {
         if (text.length() > MAX_BYTES) { // a char is at least one UTF-8 byte: no need to encode a huge text
             throw tooBig(text.length() + "+");
         }
@@ -100,20 +125,18 @@ final class SkillDocument {
         String body = content.substring(next(content, lineEnd(content, lineStart)));
 
         Map<?, ?> fields = frontMatter(yaml);
-        String name = stringField(fields, "name", "the skill's name, e.g. name: pdf-table-extraction");
-        SkillName.problemWith(name).ifPresent(problem -> {
-            throw new SkillException("the front matter field name is invalid: " + problem);
-        });
-        String description = stringField(fields, "description", "what the skill does and when to use it");
-        if (description.isBlank()) {
-            throw new SkillException("the front matter field description is blank: say what the skill does and when to use it.");
+        FrontMatterCheck check = new FrontMatterCheck(fields);
+        String name = check.name();
+        if (skill != null && name != null && !name.equals(skill.value())) {
+            check.problem("the front matter field name is " + SkillName.quote(name) + " but the skill is saved as "
+                    + SkillName.quote(skill.value()) + ": they must be the same.");
         }
-        int length = description.codePointCount(0, description.length());
-        if (length > MAX_DESCRIPTION_LENGTH) {
-            throw new SkillException("the front matter field description is " + length + " characters long; the limit is "
-                    + MAX_DESCRIPTION_LENGTH + ": shorten it and move details into the instructions.");
+        String description = check.description();
+        if (strict) {
+            check.optionalFields();
         }
-        return new SkillDocument(name, description, body, text);
+        check.throwIfAny();
+        return new SkillDocument(name, description, body, text, fields);
     }
 
     /** The {@code name} field (a valid {@link SkillName}). */
@@ -134,6 +157,11 @@ final class SkillDocument {
     /** The whole SKILL.md exactly as given. */
     public String text() {
         return text;
+    }
+
+    /** The front matter as YAML read it: plain maps, lists and scalars, in the order written. */
+    public Map<?, ?> frontMatter() {
+        return frontMatter;
     }
 
     private static SkillException tooBig(String bytes) {
@@ -195,22 +223,7 @@ final class SkillDocument {
         }
     }
 
-    private static String stringField(Map<?, ?> fields, String field, String hint) {
-        if (!fields.containsKey(field)) {
-            throw new SkillException("the front matter has no " + field + " field: add " + field + ": with " + hint + ".");
-        }
-        Object value = fields.get(field);
-        if (value == null) {
-            throw new SkillException("the front matter field " + field + " is empty: give " + hint + ".");
-        }
-        if (!(value instanceof String string)) {
-            throw new SkillException("the front matter field " + field + " must be text, not " + kindOf(value)
-                    + ": put it in quotes if it looks like another type.");
-        }
-        return string;
-    }
-
-    private static String kindOf(Object value) {
+    static String kindOf(Object value) {
         return switch (value) {
             case Number _ -> "a number";
             case Boolean _ -> "true/false";

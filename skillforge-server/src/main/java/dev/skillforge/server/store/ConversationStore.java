@@ -32,20 +32,24 @@ public interface ConversationStore extends AutoCloseable {
     record Fenced(String conversationId, long epoch) {
     }
 
+    /** The conversation {@code id}, whoever owns it (leases, recovery and the fleet, never a door's answer). */
     Optional<ConversationRecord> conversation(String id);
 
-    /** Conversations, most recently updated first (ties by id), skipping {@code offset}. */
-    List<ConversationRecord> conversations(int limit, int offset);
+    /** The conversation {@code id} if {@code owner} owns it: another person's is not found, as a missing one is. */
+    Optional<ConversationRecord> conversation(String owner, String id);
+
+    /** The conversations of {@code owner}, most recently updated first (ties by id), skipping {@code offset}. */
+    List<ConversationRecord> conversations(String owner, int limit, int offset);
 
     /**
-     * Conversations whose title has every word of {@code text} or one of whose entries has every word
-     * (as the start of a word: "brew" finds "brewing"), most recently updated first; words are runs of
+     * The conversations of {@code owner} whose title has every word of {@code text} or one of whose entries has every
+     * word (as the start of a word: "brew" finds "brewing"), most recently updated first; words are runs of
      * letters and digits, case aside. Full-text search in the database: SQLite's FTS5, PostgreSQL's tsvector.
      */
-    List<ConversationRecord> search(String text, int limit);
+    List<ConversationRecord> search(String owner, String text, int limit);
 
-    /** How many conversations there are. */
-    long count();
+    /** How many conversations {@code owner} has. */
+    long count(String owner);
 
     /** The entries of a conversation in {@code seq} order, each with its attachment references. */
     List<StoredEntry> entries(String conversationId);
@@ -68,7 +72,7 @@ public interface ConversationStore extends AutoCloseable {
      * {@code now + ttl}.
      *
      * @return the conversations among them that {@code owner} still holds, each with whether
-     *         another instance asked for it
+     *         another instance asked for it, and those that have no lease at all
      */
     Renewal renewLeases(String owner, Set<String> conversationIds, long nowMillis, long ttlMillis);
 
@@ -81,7 +85,15 @@ public interface ConversationStore extends AutoCloseable {
     /** Gives the lease up (if {@code owner} holds it). */
     void releaseLease(String conversationId, String owner);
 
-    record Renewal(Set<String> held, Set<String> requested) {
+    /**
+     * What a renewal found.
+     *
+     * @param held      the leases still held (and now extended)
+     * @param requested those of them another instance asked for
+     * @param unleased  the conversations with no lease at all: not in the store (their creation not written yet, or
+     *                  deleted), which is not the same as a lease another instance holds
+     */
+    record Renewal(Set<String> held, Set<String> requested, Set<String> unleased) {
     }
 
     @Override

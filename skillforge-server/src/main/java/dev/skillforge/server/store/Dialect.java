@@ -78,6 +78,13 @@ enum Dialect {
             int code = e.getErrorCode() & 0xff;
             return code == 19 || code == 18 || code == 20;
         }
+
+        @Override
+        boolean isStorageFailure(SQLException e) {
+            // SQLITE_FULL (the disk, or the file's size limit) and SQLITE_IOERR with its extended codes.
+            int code = e.getErrorCode() & 0xff;
+            return code == 13 || code == 10;
+        }
     },
 
     /** For real deployments, and for several server instances sharing conversations. */
@@ -146,6 +153,12 @@ enum Dialect {
             String state = e.getSQLState();
             return state != null && (state.startsWith("22") || state.startsWith("23"));
         }
+
+        @Override
+        boolean isStorageFailure(SQLException e) {
+            // disk_full and io_error.
+            return "53100".equals(e.getSQLState()) || "58030".equals(e.getSQLState());
+        }
     };
 
     private final String displayName;
@@ -189,6 +202,9 @@ enum Dialect {
      * the same statement again cannot succeed, unlike a lost connection or a lock timeout.
      */
     abstract boolean isRejection(SQLException e);
+
+    /** Whether the database could not write for lack of room or a failing disk: it answers, and may once there is room. */
+    abstract boolean isStorageFailure(SQLException e);
 
     @Override
     public String toString() {

@@ -1,7 +1,6 @@
 package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
-import dev.skillforge.core.transcript.StorableText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +16,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.Lock;
 
 /**
  * The {@link ConversationStore} on a {@link Database}: one class and the same SQL for SQLite and
@@ -63,18 +60,16 @@ public final class JdbcConversationStore implements ConversationStore {
 
     /** Ids per {@code IN (…)} list: far below both databases' limits on bound parameters. */
     private static final int IN_LIST_CHUNK = 500;
-    /** Driver messages can quote long SQL; errors and logs need only the start. */
-    private static final int MAX_MESSAGE_CHARS = 600;
 
     private static final String CONVERSATION_COLUMNS =
-            "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key";
+            "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key, owner";
     private static final String ENTRY_COLUMNS =
             "conversation_id, seq, turn, kind, content, replay_format, replay_data, created_at";
     private static final String TURN_COLUMNS =
             "conversation_id, turn, status, started_at, ended_at, summary_json";
 
     private static final String INSERT_CONVERSATION = "INSERT INTO conversations (" + CONVERSATION_COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
     private static final String INSERT_ENTRY = "INSERT INTO entries (" + ENTRY_COLUMNS
             + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq) DO NOTHING";
     private static final String INSERT_FILE = "INSERT INTO attachment_files (conversation_id, sha256, size, data)"
@@ -100,7 +95,9 @@ public final class JdbcConversationStore implements ConversationStore {
 
     private static final String SELECT_CONVERSATION =
             "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE id = ?";
-    private static final String COUNT_CONVERSATIONS = "SELECT COUNT(*) FROM conversations";
+    private static final String SELECT_OWNED_CONVERSATION =
+            "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE id = ? AND owner = ?";
+    private static final String COUNT_CONVERSATIONS = "SELECT COUNT(*) FROM conversations WHERE owner = ?";
     private static final String SELECT_ENTRIES =
             "SELECT " + ENTRY_COLUMNS + " FROM entries WHERE conversation_id = ? ORDER BY seq";
     private static final String SELECT_ATTACHMENTS = "SELECT seq, sha256, name, media_type, size, prompt_text"
@@ -126,6 +123,7 @@ public final class JdbcConversationStore implements ConversationStore {
 
     private final Database database;
     private final Dialect dialect;
+    private final Transactions transactions;
     private final String listConversations;
     private final String conversationExists;
     private final String selectLease;
@@ -135,7 +133,8 @@ public final class JdbcConversationStore implements ConversationStore {
     public JdbcConversationStore(Database database) {
         this.database = Objects.requireNonNull(database, "database");
         this.dialect = database.dialect();
-        this.listConversations = "SELECT " + CONVERSATION_COLUMNS + " FROM conversations ORDER BY updated_at DESC, "
+        this.transactions = new Transactions(database);
+        this.listConversations = "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE owner = ? ORDER BY updated_at DESC, "
                 + dialect.inCodePointOrder("id") + " LIMIT ? OFFSET ?";
         this.conversationExists = "SELECT 1 FROM conversations WHERE id = ?" + dialect.lockAgainstDelete();
         this.selectLease = "SELECT owner, epoch, expires_at, requested_by FROM leases WHERE conversation_id = ?"
@@ -168,7 +167,7 @@ public final class JdbcConversationStore implements ConversationStore {
         }
         WriteValidation.requireStorable(batch);
         String what = batch.size() == 1 ? "apply 1 write" : "apply " + batch.size() + " writes";
-        BatchApplier applier = inWriteTransaction(what, connection -> {
+        BatchApplier applier = transactions.write(what, connection -> {
             try (BatchApplier batchApplier = new BatchApplier(connection)) {
                 batchApplier.apply(batch);
                 return batchApplier;
@@ -299,6 +298,7 @@ public final class JdbcConversationStore implements ConversationStore {
             insert.setLong(7, conversation.updatedAtMillis());
             insert.setString(8, conversation.forkedFrom());
             insert.setString(9, conversation.cacheKey().equals(conversation.id()) ? null : conversation.cacheKey());
+            insert.setString(10, conversation.owner());
             insert.executeUpdate();
             exists.put(conversation.id(), true);
         }
@@ -485,7 +485,7 @@ public final class JdbcConversationStore implements ConversationStore {
     @Override
     public Optional<ConversationRecord> conversation(String id) {
         Objects.requireNonNull(id, "id");
-        return read("read conversation " + id, connection -> {
+        return transactions.read("read conversation " + id, connection -> {
             try (PreparedStatement select = connection.prepareStatement(SELECT_CONVERSATION)) {
                 select.setString(1, id);
                 try (ResultSet rows = select.executeQuery()) {
@@ -496,33 +496,51 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> conversations(int limit, int offset) {
+    public Optional<ConversationRecord> conversation(String owner, String id) {
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(id, "id");
+        return transactions.read("read conversation " + id, connection -> {
+            try (PreparedStatement select = connection.prepareStatement(SELECT_OWNED_CONVERSATION)) {
+                select.setString(1, id);
+                select.setString(2, owner);
+                try (ResultSet rows = select.executeQuery()) {
+                    return rows.next() ? Optional.of(conversationRecord(rows)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<ConversationRecord> conversations(String owner, int limit, int offset) {
+        Objects.requireNonNull(owner, "owner");
         if (limit < 0 || offset < 0) {
             throw new IllegalArgumentException("limit and offset must be at least 0, were " + limit + " and " + offset);
         }
         if (limit == 0) {
             return List.of();
         }
-        return rows("list conversations", listConversations, JdbcConversationStore::conversationRecord, limit, offset);
+        return transactions.rows("list conversations", listConversations, JdbcConversationStore::conversationRecord, owner, limit, offset);
     }
 
     @Override
-    public List<ConversationRecord> search(String text, int limit) {
+    public List<ConversationRecord> search(String owner, String text, int limit) {
+        Objects.requireNonNull(owner, "owner");
         List<String> words = searchWords(text);
         if (words.isEmpty() || limit <= 0) {
             return List.of();
         }
         // The title has every word (case aside), or one entry has every word as a prefix of one of its words.
-        StringBuilder sql = new StringBuilder("SELECT ").append(CONVERSATION_COLUMNS).append(" FROM conversations WHERE (");
+        StringBuilder sql = new StringBuilder("SELECT ").append(CONVERSATION_COLUMNS).append(" FROM conversations WHERE owner = ? AND ((");
         List<Object> parameters = new ArrayList<>();
+        parameters.add(owner);
         for (int i = 0; i < words.size(); i++) {
             sql.append(i == 0 ? "" : " AND ").append("LOWER(title) LIKE ?");
             parameters.add("%" + words.get(i) + "%");
         }
-        sql.append(") OR id IN (").append(dialect.entriesMatching()).append(") ORDER BY updated_at DESC, id LIMIT ?");
+        sql.append(") OR id IN (").append(dialect.entriesMatching()).append(")) ORDER BY updated_at DESC, id LIMIT ?");
         parameters.add(dialect.matchOf(words));
         parameters.add(limit);
-        return rows("search conversations", sql.toString(), JdbcConversationStore::conversationRecord, parameters.toArray());
+        return transactions.rows("search conversations", sql.toString(), JdbcConversationStore::conversationRecord, parameters.toArray());
     }
 
     /** The words of a search, lower case: runs of letters and digits (nothing else reaches the SQL's match syntax), at most 8. */
@@ -532,12 +550,15 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     @Override
-    public long count() {
-        return read("count conversations", connection -> {
-            try (PreparedStatement select = connection.prepareStatement(COUNT_CONVERSATIONS);
-                 ResultSet rows = select.executeQuery()) {
-                rows.next();
-                return rows.getLong(1);
+    public long count(String owner) {
+        Objects.requireNonNull(owner, "owner");
+        return transactions.read("count conversations", connection -> {
+            try (PreparedStatement select = connection.prepareStatement(COUNT_CONVERSATIONS)) {
+                select.setString(1, owner);
+                try (ResultSet rows = select.executeQuery()) {
+                    rows.next();
+                    return rows.getLong(1);
+                }
             }
         });
     }
@@ -546,12 +567,12 @@ public final class JdbcConversationStore implements ConversationStore {
     public List<StoredEntry> entries(String conversationId) {
         Objects.requireNonNull(conversationId, "conversationId");
         String what = "read the entries of conversation " + conversationId;
-        List<StoredEntry> entries = rows(what, SELECT_ENTRIES,
+        List<StoredEntry> entries = transactions.rows(what, SELECT_ENTRIES,
                 row -> new StoredEntry(row.getString(1), row.getInt(2), row.getInt(3), row.getString(4), row.getString(5),
                         row.getString(6), row.getString(7), row.getLong(8)),
                 conversationId);
         Map<Integer, List<Attachment>> attachments = new HashMap<>();
-        rows(what, SELECT_ATTACHMENTS, row -> attachments.computeIfAbsent(row.getInt(1), seq -> new ArrayList<>())
+        transactions.rows(what, SELECT_ATTACHMENTS, row -> attachments.computeIfAbsent(row.getInt(1), seq -> new ArrayList<>())
                 .add(new Attachment(row.getString(2), row.getString(3), row.getString(4), row.getLong(5), row.getString(6))), conversationId);
         if (attachments.isEmpty()) {
             return entries;
@@ -564,14 +585,14 @@ public final class JdbcConversationStore implements ConversationStore {
     public Optional<byte[]> attachmentFile(String conversationId, String sha256) {
         Objects.requireNonNull(conversationId, "conversationId");
         Objects.requireNonNull(sha256, "sha256");
-        return rows("read an attached file of conversation " + conversationId, SELECT_FILE, row -> row.getBytes(1),
+        return transactions.rows("read an attached file of conversation " + conversationId, SELECT_FILE, row -> row.getBytes(1),
                 conversationId, sha256).stream().findFirst();
     }
 
     @Override
     public List<TurnRecord> turns(String conversationId) {
         Objects.requireNonNull(conversationId, "conversationId");
-        return rows("read the turns of conversation " + conversationId, SELECT_TURNS, row -> {
+        return transactions.rows("read the turns of conversation " + conversationId, SELECT_TURNS, row -> {
             long endedAt = row.getLong(5);
             Long ended = row.wasNull() ? null : endedAt;
             return new TurnRecord(row.getString(1), row.getInt(2), row.getString(3), row.getLong(4), ended, row.getString(6));
@@ -580,7 +601,7 @@ public final class JdbcConversationStore implements ConversationStore {
 
     private static ConversationRecord conversationRecord(ResultSet rows) throws SQLException {
         return new ConversationRecord(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4),
-                rows.getString(5), rows.getLong(6), rows.getLong(7), rows.getString(8), rows.getString(9));
+                rows.getString(5), rows.getLong(6), rows.getLong(7), rows.getString(8), rows.getString(9), rows.getString(10));
     }
 
     // ---------------------------------------------------------------------------------- leases
@@ -599,7 +620,7 @@ public final class JdbcConversationStore implements ConversationStore {
         Objects.requireNonNull(conversationId, "conversationId");
         Objects.requireNonNull(owner, "owner");
         long expiresAt = expiry(nowMillis, ttlMillis);
-        return inWriteTransaction("acquire the lease of conversation " + conversationId, connection -> {
+        return transactions.write("acquire the lease of conversation " + conversationId, connection -> {
             update(connection, ENSURE_LEASE_ROW, conversationId);
             LeaseRow row;
             try (PreparedStatement select = connection.prepareStatement(selectLease)) {
@@ -644,11 +665,11 @@ public final class JdbcConversationStore implements ConversationStore {
         Objects.requireNonNull(conversationIds, "conversationIds");
         long expiresAt = expiry(nowMillis, ttlMillis);
         if (conversationIds.isEmpty()) {
-            return new Renewal(Set.of(), Set.of());
+            return new Renewal(Set.of(), Set.of(), Set.of());
         }
         List<String> ids = new ArrayList<>(conversationIds);
         Collections.sort(ids); // one lock order for every renewer
-        return inWriteTransaction("renew " + ids.size() + " leases", connection -> {
+        return transactions.write("renew " + ids.size() + " leases", connection -> {
             Set<String> held = new LinkedHashSet<>();
             Set<String> requested = new LinkedHashSet<>();
             for (int from = 0; from < ids.size(); from += IN_LIST_CHUNK) {
@@ -684,14 +705,35 @@ public final class JdbcConversationStore implements ConversationStore {
                     extend.executeUpdate();
                 }
             }
-            return new Renewal(Set.copyOf(held), Set.copyOf(requested));
+            return new Renewal(Set.copyOf(held), Set.copyOf(requested), unleased(connection, ids, held));
         });
+    }
+
+    /** Those of {@code ids} not in {@code held} that have no lease row at all. */
+    private Set<String> unleased(Connection connection, List<String> ids, Set<String> held) throws SQLException {
+        List<String> others = ids.stream().filter(id -> !held.contains(id)).toList();
+        Set<String> unleased = new LinkedHashSet<>(others);
+        for (int from = 0; from < others.size(); from += IN_LIST_CHUNK) {
+            List<String> chunk = others.subList(from, Math.min(others.size(), from + IN_LIST_CHUNK));
+            try (PreparedStatement select = connection.prepareStatement("SELECT conversation_id FROM leases WHERE conversation_id IN ("
+                    + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")")) {
+                for (int i = 0; i < chunk.size(); i++) {
+                    select.setString(1 + i, chunk.get(i));
+                }
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        unleased.remove(rows.getString(1));
+                    }
+                }
+            }
+        }
+        return Set.copyOf(unleased);
     }
 
     @Override
     public Set<String> leasesHeldBy(String owner) {
         Objects.requireNonNull(owner, "owner");
-        return Set.copyOf(rows("read the leases of " + owner, LEASES_HELD_BY, row -> row.getString(1), owner));
+        return Set.copyOf(transactions.rows("read the leases of " + owner, LEASES_HELD_BY, row -> row.getString(1), owner));
     }
 
     /**
@@ -704,7 +746,7 @@ public final class JdbcConversationStore implements ConversationStore {
     public void releaseLease(String conversationId, String owner) {
         Objects.requireNonNull(conversationId, "conversationId");
         Objects.requireNonNull(owner, "owner");
-        inWriteTransaction("release the lease of conversation " + conversationId, connection -> {
+        transactions.write("release the lease of conversation " + conversationId, connection -> {
             update(connection, RELEASE_LEASE, conversationId, owner);
             return null;
         });
@@ -719,73 +761,6 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     // ----------------------------------------------------------------------------- plumbing
-
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run(Connection connection) throws SQLException;
-    }
-
-    private <T> T inWriteTransaction(String what, SqlWork<T> work) {
-        Lock lock = database.writeLock();
-        lock.lock();
-        try (Connection connection = database.connection()) {
-            dialect.begin(connection);
-            try {
-                T result = work.run(connection);
-                dialect.commit(connection);
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollback(connection, e);
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw failure(what, e);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void rollback(Connection connection, Exception cause) {
-        try {
-            dialect.rollback(connection);
-        } catch (SQLException | RuntimeException e) {
-            cause.addSuppressed(e);
-            // The transaction may still be open: a connection in that state must not be reused.
-            database.evict(connection);
-        }
-    }
-
-    private <T> T read(String what, SqlWork<T> work) {
-        try (Connection connection = database.connection()) {
-            return work.run(connection);
-        } catch (SQLException e) {
-            throw failure(what, e);
-        }
-    }
-
-    /** Reads one row of a result. */
-    @FunctionalInterface
-    private interface RowReader<T> {
-        T read(ResultSet row) throws SQLException;
-    }
-
-    /** Every row {@code sql} selects with {@code parameters}, each read by {@code reader}, in order. */
-    private <T> List<T> rows(String what, String sql, RowReader<T> reader, Object... parameters) {
-        return read(what, connection -> {
-            try (PreparedStatement select = connection.prepareStatement(sql)) {
-                for (int i = 0; i < parameters.length; i++) {
-                    select.setObject(i + 1, parameters[i]);
-                }
-                try (ResultSet rows = select.executeQuery()) {
-                    List<T> found = new ArrayList<>();
-                    while (rows.next()) {
-                        found.add(reader.read(rows));
-                    }
-                    return List.copyOf(found);
-                }
-            }
-        });
-    }
 
     /** The epoch column of a row: NULL for a write made under no lease. */
     private static void setEpoch(PreparedStatement statement, int index, long epoch) throws SQLException {
@@ -803,50 +778,6 @@ public final class JdbcConversationStore implements ConversationStore {
             }
             statement.executeUpdate();
         }
-    }
-
-    /**
-     * A {@link StoreRejectedException} when the database refused the data (anywhere in the chain:
-     * drivers wrap the cause of a failed batch), else a {@link StoreException}.
-     */
-    private StoreException failure(String what, SQLException e) {
-        boolean rejected = false;
-        String detail = null;
-        for (SQLException cause : chain(e)) {
-            rejected |= dialect.isRejection(cause);
-            if (cause != e && detail == null && cause.getMessage() != null && !cause.getMessage().equals(e.getMessage())) {
-                detail = cause.getMessage();
-            }
-        }
-        StringBuilder message = new StringBuilder("Could not ").append(what).append(" on the ")
-                .append(database.description()).append(": ").append(e.getMessage());
-        if (detail != null) {
-            message.append(" (").append(detail).append(')');
-        }
-        if (e.getSQLState() != null) {
-            message.append(" [SQLState ").append(e.getSQLState()).append(']');
-        }
-        String text = StorableText.abbreviate(message.toString(), MAX_MESSAGE_CHARS);
-        return rejected ? new StoreRejectedException(text, e) : new StoreException(text, e);
-    }
-
-    /** The exception with its causes and next exceptions, each once, in the order met. */
-    private static List<SQLException> chain(SQLException e) {
-        List<SQLException> chain = new ArrayList<>();
-        List<Throwable> toVisit = new ArrayList<>(List.of(e));
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        while (!toVisit.isEmpty() && seen.size() < 20) {
-            Throwable next = toVisit.removeFirst();
-            if (next == null || !seen.add(next)) {
-                continue;
-            }
-            if (next instanceof SQLException sql) {
-                chain.add(sql);
-                toVisit.add(sql.getNextException());
-            }
-            toVisit.add(next.getCause());
-        }
-        return chain;
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Condition;
@@ -33,7 +34,10 @@ import java.util.function.Consumer;
  * confirmed can be sent again. A {@link StoreRejectedException} means the store refuses the data
  * itself and would refuse it forever: the writer then applies the batch write by write (units
  * from {@link #submitAll} first), and drops only the refused writes, each logged at ERROR and
- * counted in {@link Health#dropped()}, so one bad write cannot hold every later one back.
+ * counted in {@link Health#dropped()}, so one bad write cannot hold every later one back. A
+ * {@link StorageFailureException} (a full or failing disk) is retried like an outage, and said as
+ * what it is: {@link #storageFailure()} tells while it lasts, so that new work can be refused
+ * rather than piled up in memory that may never be stored.
  *
  * <p><b>Durability.</b> A write is durable once applied; {@link #flush} waits for that. A
  * {@link #close()} flushes (up to {@link Options#closeTimeout()}); writes still queued after that
@@ -112,6 +116,7 @@ public final class StoreWriter implements AutoCloseable {
     private volatile boolean failing;
     private volatile String lastError;
     private volatile long dropped;
+    private volatile String storageFailure;
 
     // The writer thread's own.
     private long outageStartNanos;
@@ -137,27 +142,27 @@ public final class StoreWriter implements AutoCloseable {
     /**
      * Queues a write. Never blocks and never waits for the database.
      *
+     * @return its position, for {@link #applied}
      * @throws IllegalStateException if the writer is closed
      */
-    public void submit(Write write) {
+    public long submit(Write write) {
         Objects.requireNonNull(write, "write");
-        enqueue(List.of(write));
+        return enqueue(List.of(write));
     }
 
     /**
      * Queues writes that belong together (the entries and turn record of one step): they are
      * applied in one batch, so they land all or none. Never blocks.
      *
+     * @return the position of the last of them, for {@link #applied}
      * @throws IllegalStateException if the writer is closed
      */
-    public void submitAll(List<? extends Write> writes) {
+    public long submitAll(List<? extends Write> writes) {
         List<Write> unit = List.copyOf(writes); // also refuses null writes
-        if (!unit.isEmpty()) {
-            enqueue(unit);
-        }
+        return unit.isEmpty() ? 0 : enqueue(unit);
     }
 
-    private void enqueue(List<Write> unit) {
+    private long enqueue(List<Write> unit) {
         lock.lock();
         try {
             if (closed) {
@@ -166,6 +171,17 @@ public final class StoreWriter implements AutoCloseable {
             queue.addLast(unit);
             submitted += unit.size();
             wakeUp.signal();
+            return submitted;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the writes up to {@code position} ({@link #submit}) have been applied, or dropped as refused. */
+    public boolean applied(long position) {
+        lock.lock();
+        try {
+            return done >= position;
         } finally {
             lock.unlock();
         }
@@ -211,6 +227,14 @@ public final class StoreWriter implements AutoCloseable {
     /** A snapshot for {@code /healthz}. */
     public Health health() {
         return new Health(pending(), failing, lastError, dropped);
+    }
+
+    /**
+     * Why the database cannot write now for lack of room or a failing disk ({@link StorageFailureException}), while
+     * that lasts: until a batch is applied again. Empty otherwise, also while the database is merely unreachable.
+     */
+    public Optional<String> storageFailure() {
+        return Optional.ofNullable(storageFailure);
     }
 
     /**
@@ -382,21 +406,33 @@ public final class StoreWriter implements AutoCloseable {
 
     private void failed(RuntimeException e) {
         lastError = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
-        if (failing) {
+        boolean noRoom = e instanceof StorageFailureException;
+        boolean newKind = noRoom != (storageFailure != null);
+        storageFailure = noRoom ? lastError : null;
+        if (failing && !newKind) {
             outageRetries++;
             LOG.debug("Store write retry {} failed", outageRetries, e);
             return;
         }
-        failing = true;
-        outageStartNanos = System.nanoTime();
-        outageRetries = 0;
-        // Once per outage, without the stack trace: the message says what is wrong.
-        LOG.warn("The conversation store is failing; retrying with backoff up to {} ({} writes pending): {}",
-                options.maxBackoff(), pending(), lastError);
+        if (!failing) {
+            failing = true;
+            outageStartNanos = System.nanoTime();
+            outageRetries = 0;
+        }
+        // Once per outage (and again if its kind changes), without the stack trace: the message says what is wrong.
+        if (noRoom) {
+            LOG.warn("The database cannot write: its disk is full or failing. {} writes are kept in memory and retried with"
+                    + " backoff up to {}; new conversations and turns are refused until it can write again: {}",
+                    pending(), options.maxBackoff(), lastError);
+        } else {
+            LOG.warn("The conversation store is failing; retrying with backoff up to {} ({} writes pending): {}",
+                    options.maxBackoff(), pending(), lastError);
+        }
         LOG.debug("Store write failure", e);
     }
 
     private void answered() {
+        storageFailure = null;
         if (failing) {
             failing = false;
             LOG.info("The conversation store answers again after {} ms and {} failed attempts; {} writes pending",

@@ -28,6 +28,8 @@ public final class GenAi {
     public static final AttributeKey<String> REQUEST_MODEL = AttributeKey.stringKey("gen_ai.request.model");
     public static final AttributeKey<String> RESPONSE_MODEL = AttributeKey.stringKey("gen_ai.response.model");
     public static final AttributeKey<String> CONVERSATION_ID = AttributeKey.stringKey("gen_ai.conversation.id");
+    /** OpenTelemetry's {@code user.id}: the person's id on this server, never a name or an e-mail address. */
+    public static final AttributeKey<String> USER_ID = AttributeKey.stringKey("user.id");
     public static final AttributeKey<List<String>> FINISH_REASONS = AttributeKey.stringArrayKey("gen_ai.response.finish_reasons");
     public static final AttributeKey<Long> INPUT_TOKENS = AttributeKey.longKey("gen_ai.usage.input_tokens");
     public static final AttributeKey<Long> OUTPUT_TOKENS = AttributeKey.longKey("gen_ai.usage.output_tokens");
@@ -62,6 +64,9 @@ public final class GenAi {
     public static final AttributeKey<Long> BREAK_CHARACTER = AttributeKey.longKey("skillforge.cache.char_offset");
     public static final String CONTEXT_CUT_EVENT = "skillforge.context.cut";
     public static final AttributeKey<Long> KEPT_FROM = AttributeKey.longKey("skillforge.context.kept_from");
+
+    /** A command's tool name when content is off: the one tool there is, not the command's first word. */
+    public static final String SHELL_TOOL = "shell";
 
     /** The tool type of a command: run by SkillForge itself, on the model's behalf. */
     public static final String TOOL_TYPE_EXTENSION = "extension";

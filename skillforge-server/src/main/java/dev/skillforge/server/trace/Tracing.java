@@ -121,13 +121,15 @@ public final class Tracing implements AutoCloseable {
      *
      * @param preset         the provider's preset ({@code openai}, {@code gemini}…), for {@code gen_ai.provider.name}
      * @param conversationId the conversation, or {@code null} for a stateless turn
+     * @param person         the id of the person the turn is for
      * @param message        the person's new message (in spans only with {@value #CONTENT_VARIABLE})
      */
-    public EventSink runObserver(String provider, String preset, String model, String conversationId, String mode, String message) {
+    public EventSink runObserver(String provider, String preset, String model, String conversationId, String person, String mode,
+                                 String message) {
         if (sdk == null) {
             return event -> { };
         }
-        var turn = new TurnTrace.Turn(provider, preset, model, conversationId, mode, message);
+        var turn = new TurnTrace.Turn(provider, preset, model, conversationId, person, mode, message);
         TurnTrace trace = new TurnTrace(tracer, turn, content, Context.current(), ended -> {
             if (conversationId != null) {
                 running.remove(conversationId, ended);

@@ -26,7 +26,9 @@ import java.util.function.Consumer;
  * last event; under it a {@code chat {model}} per model call (from the moment the loop asks the model, which is the
  * turn's start or the previous iteration's end, to the call's usage) and an {@code execute_tool {program}} per
  * command (tool-start to tool-result). A chat span is opened only when its call shows a sign of life (an event, or
- * the prefix guard's verdict), so a turn stopped before asking again has no empty call.
+ * the prefix guard's verdict), so a turn stopped before asking again has no empty call. Without content
+ * ({@code FORGE_TRACE_CONTENT}) no text of the conversation goes into a span: a command's tool is {@value GenAi#SHELL_TOOL},
+ * a failure's status says its code.
  *
  * <p>Created on the thread that starts the turn; afterwards only the run's thread touches it (the events and the
  * prefix guard run there).
@@ -34,7 +36,8 @@ import java.util.function.Consumer;
 final class TurnTrace implements EventSink {
 
     /** What a turn is, as far as its spans tell. */
-    record Turn(String provider, String preset, String model, String conversationId, String mode, String message) {
+    /** @param person the id of the person the turn is for ({@code user.id}): never their name or e-mail */
+    record Turn(String provider, String preset, String model, String conversationId, String person, String mode, String message) {
     }
 
     private final Tracer tracer;
@@ -82,6 +85,7 @@ final class TurnTrace implements EventSink {
         if (turn.conversationId() != null) {
             set.put(GenAi.CONVERSATION_ID, turn.conversationId());
         }
+        set.put(GenAi.USER_ID, turn.person());
     }
 
     @FunctionalInterface
@@ -166,14 +170,20 @@ final class TurnTrace implements EventSink {
             return;
         }
         if (error != null) {
-            chat.setStatus(StatusCode.ERROR, error.message()).setAttribute(GenAi.ERROR_TYPE, error.code());
+            chat.setStatus(StatusCode.ERROR, errorText(error)).setAttribute(GenAi.ERROR_TYPE, error.code());
         }
         chat.end(Instant.now());
         chat = null;
     }
 
+    /** A failure's words quote the provider or the command (they may hold what they were sent): content, like them. */
+    private String errorText(AgentEvent.Error error) {
+        return content ? error.message() : error.code();
+    }
+
     private void toolStart(AgentEvent.ToolStart e) {
-        String program = program(e.command());
+        // The first word of a command is the model's text like the rest (a program, or an assignment with a secret).
+        String program = content ? program(e.command()) : GenAi.SHELL_TOOL;
         var builder = tracer.spanBuilder(GenAi.EXECUTE_TOOL + " " + program).setParent(context).setSpanKind(SpanKind.INTERNAL)
                 .setStartTimestamp(Instant.now())
                 .setAttribute(GenAi.OPERATION_NAME, GenAi.EXECUTE_TOOL)
@@ -225,7 +235,7 @@ final class TurnTrace implements EventSink {
     private void failed(AgentEvent.Error e) {
         chat(); // the call that failed, also when it had shown nothing yet
         endChat(e);
-        span.setStatus(StatusCode.ERROR, e.message()).setAttribute(GenAi.ERROR_TYPE, e.code());
+        span.setStatus(StatusCode.ERROR, errorText(e)).setAttribute(GenAi.ERROR_TYPE, e.code());
         end();
     }
 
@@ -251,14 +261,14 @@ final class TurnTrace implements EventSink {
         }
     }
 
-    /** The program a command runs: its first word (the tool's name in the trace). */
+    /** The program a command runs: its first word (the tool's name in the trace when content is on). */
     static String program(String command) {
         String trimmed = command.strip();
         int end = 0;
         while (end < trimmed.length() && !Character.isWhitespace(trimmed.charAt(end))) {
             end++;
         }
-        return end == 0 ? "shell" : trimmed.substring(0, Math.min(end, 64));
+        return end == 0 ? GenAi.SHELL_TOOL : trimmed.substring(0, Math.min(end, 64));
     }
 
     /** One message in the conventions' shape: {@code [{"role":…,"parts":[{"type":"text","content":…}]}]}. */

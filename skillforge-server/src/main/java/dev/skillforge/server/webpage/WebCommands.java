@@ -44,7 +44,7 @@ public final class WebCommands implements CommandRunner, AutoCloseable {
             }
         }
         try {
-            WebFetcher.Page page = fetcher.fetch(words[2]);
+            WebFetcher.Page page = fetcher.fetch(words[2], cancellation);
             String text = page.markdown();
             if (from < 0 || from > text.length()) {
                 return CommandResult.failed("The page has " + text.length() + " characters; FROM must be from 0 to that", 2);

@@ -1,9 +1,11 @@
 package dev.skillforge.server.webpage;
 
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.config.WebSettings;
 import dev.skillforge.server.document.DocumentException;
-import dev.skillforge.server.document.HtmlMarkdown;
+import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.document.HtmlPage;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
@@ -11,8 +13,6 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.SocketAddressResolver;
-import org.jsoup.Jsoup;
-import org.jsoup.nodes.Document;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,7 +82,12 @@ public final class WebFetcher implements AutoCloseable {
         }
     }
 
-    public Page fetch(String address) throws FetchException {
+    /**
+     * The page at {@code address}, as readable text within the limits of an attached HTML file.
+     *
+     * @param cancellation stops the reading of the page's text when the turn is stopped
+     */
+    public Page fetch(String address, Cancellation cancellation) throws FetchException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         URI uri = check(address);
         for (int hop = 0; ; hop++) {
@@ -109,7 +114,7 @@ public final class WebFetcher implements AutoCloseable {
                 if (hop >= MAX_REDIRECTS) {
                     throw new FetchException(address + " redirects more than " + MAX_REDIRECTS + " times");
                 }
-                uri = check(uri.resolve(response.getHeaders().get(HttpHeader.LOCATION).strip()).toString());
+                uri = check(redirectTarget(uri, response.getHeaders().get(HttpHeader.LOCATION)));
                 continue;
             }
             if (status != 200) {
@@ -125,11 +130,11 @@ public final class WebFetcher implements AutoCloseable {
                         + ", not a page web get reads (HTML or text)");
             }
             byte[] body = readLimited(listener.getInputStream(), request, uri, deadline);
-            return page(uri, type, html, body);
+            return page(uri, type, html, body, cancellation);
         }
     }
 
-    private static Page page(URI uri, String contentType, boolean html, byte[] body) throws FetchException {
+    private static Page page(URI uri, String contentType, boolean html, byte[] body, Cancellation cancellation) throws FetchException {
         if (!html) {
             String text = StorableText.clean(new String(body, charset(contentType)));
             if (text.length() > MAX_TEXT_CHARS) {
@@ -137,12 +142,11 @@ public final class WebFetcher implements AutoCloseable {
             }
             return new Page(uri.toString(), "", text.strip());
         }
-        Document document = Jsoup.parse(new String(body, charset(contentType)), uri.toString());
         try {
-            return new Page(uri.toString(), StorableText.clean(document.title().strip()),
-                    StorableText.clean(HtmlMarkdown.of(document, uri.toString(), MAX_TEXT_CHARS)));
-        } catch (DocumentException tooLong) {
-            throw new FetchException(tooLong.getMessage());
+            HtmlPage page = Documents.readPage(new String(body, charset(contentType)), uri.toString(), MAX_TEXT_CHARS, cancellation);
+            return new Page(uri.toString(), StorableText.clean(page.title()), StorableText.clean(page.markdown()));
+        } catch (DocumentException refused) {
+            throw new FetchException(refused.getMessage());
         }
     }
 
@@ -187,6 +191,15 @@ public final class WebFetcher implements AutoCloseable {
         return false;
     }
 
+    /** Where a redirect leads: its {@code Location}, relative to the page that sent it. */
+    private static String redirectTarget(URI from, String location) throws FetchException {
+        try {
+            return from.resolve(new URI(location.strip())).toString();
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            throw new FetchException(from + " redirects to '" + StorableText.abbreviate(location, 100) + "', which is not a valid address");
+        }
+    }
+
     /** The address, if web get may fetch it: http(s), no user name, a host on the list (the addresses are checked on connecting). */
     private URI check(String address) throws FetchException {
         URI uri;
@@ -204,6 +217,9 @@ public final class WebFetcher implements AutoCloseable {
         }
         if (uri.getHost() == null || uri.getHost().isEmpty()) {
             throw new FetchException("'" + StorableText.abbreviate(address, 100) + "' names no host");
+        }
+        if (uri.getPort() == 0 || uri.getPort() > 65535) {
+            throw new FetchException("'" + StorableText.abbreviate(address, 100) + "' names port " + uri.getPort() + ", which does not exist");
         }
         String host = hostName(uri);
         if (!settings.allowsHost(host)) {

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.within;
 class ConversationSnapshotCostTest {
 
     private static final TokenPrices PRICES = new TokenPrices(2.00, 0.20, 2.50, 10.00);
-    private static final ConversationRecord RECORD = new ConversationRecord("c1", "t", "sys", "claude", "claude-sonnet-5-5", 1, 2);
+    private static final ConversationRecord RECORD = new ConversationRecord("c1", "t", "sys", "claude", "claude-sonnet-5-5", 1, 2, "local");
     private static final List<StoredEntry> ENTRIES = List.of(
             new StoredEntry("c1", 0, 0, "user", "hi", null, null, 1), new StoredEntry("c1", 1, 0, "assistant", "hello", null, null, 1),
             new StoredEntry("c1", 2, 1, "user", "more", null, null, 1), new StoredEntry("c1", 3, 1, "assistant", "sure", null, null, 1));

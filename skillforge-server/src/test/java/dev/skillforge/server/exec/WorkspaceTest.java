@@ -23,6 +23,7 @@ class WorkspaceTest {
     /** Programs run as this test's own user: no folder changes owner. */
     static final SandboxUser OWN = new SandboxUser(false, 1000, 1000);
     static final WorkspaceQuota QUOTA = new WorkspaceQuota(20, 1000);
+    static final String ME = "someone";
 
     @TempDir
     Path base;
@@ -35,7 +36,7 @@ class WorkspaceTest {
         outside = Files.createDirectories(base.resolve("outside"));
         Files.writeString(outside.resolve("secret.txt"), "secret");
         workspaces = Workspaces.at(base.resolve("data").resolve("workspaces"), OWN, QUOTA);
-        workspace = workspaces.open("c1");
+        workspace = workspaces.open(ME, "c1");
         Files.createDirectories(workspace.root().resolve("notes/sub"));
         Files.writeString(workspace.root().resolve("notes/a.txt"), "a");
     }
@@ -135,11 +136,15 @@ class WorkspaceTest {
 
     @Test
     void eachKeyHasItsOwnFolderAndAKeyIsNeverAPath() throws IOException {
-        Workspace other = workspaces.open("c2");
+        Workspace other = workspaces.open(ME, "c2");
         assertThat(other.root()).isNotEqualTo(workspace.root()).hasParent(workspace.root().getParent());
+        Workspace theirs = workspaces.open("someone-else", "c1");
+        assertThat(theirs.root()).as("another person's workspace of the same key").isNotEqualTo(workspace.root());
+        assertThat(theirs.root().getParent()).isNotEqualTo(workspace.root().getParent());
+        assertThatThrownBy(() -> workspaces.open("..", "c1")).isInstanceOf(IllegalArgumentException.class);
         assertThat(other.inspect().files()).isZero();
         for (String hostile : java.util.List.of("..", "../x", "a/b", ".probe", "", "-rf", "x".repeat(101))) {
-            assertThatThrownBy(() -> workspaces.open(hostile)).as(hostile).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> workspaces.open(ME, hostile)).as(hostile).isInstanceOf(IllegalArgumentException.class);
         }
     }
 
@@ -150,26 +155,26 @@ class WorkspaceTest {
         Files.setPosixFilePermissions(closed, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
         Files.setPosixFilePermissions(closed.getParent(), java.nio.file.attribute.PosixFilePermissions.fromString("r-x------"));
 
-        workspaces.clear("c1");
+        workspaces.clear(ME, "c1");
         assertThat(workspace.root()).isEmptyDirectory();
-        assertThat(workspaces.usage("c1").files()).isZero();
+        assertThat(workspaces.usage(ME, "c1").files()).isZero();
 
-        workspaces.delete("c1");
+        workspaces.delete(ME, "c1");
         assertThat(workspace.root()).doesNotExist();
-        assertThat(workspaces.usage("c1").files()).isZero();
-        workspaces.delete("c1"); // nothing left to delete is fine
+        assertThat(workspaces.usage(ME, "c1").files()).isZero();
+        workspaces.delete(ME, "c1"); // nothing left to delete is fine
     }
 
     @Test
     void aForkGetsACopyOfTheFilesAndLinksAsLinks() throws IOException {
         Files.createSymbolicLink(workspace.root().resolve("inside"), Path.of("notes/a.txt"));
-        workspaces.copy("c1", "fork");
-        Path fork = workspaces.open("fork").root();
+        workspaces.copy(ME, "c1", "fork");
+        Path fork = workspaces.open(ME, "fork").root();
         assertThat(fork.resolve("notes/a.txt")).hasContent("a");
         assertThat(fork.resolve("notes/sub")).isDirectory();
         assertThat(Files.isSymbolicLink(fork.resolve("inside"))).isTrue();
         assertThat(fork.resolve("inside")).hasContent("a");
-        workspaces.copy("never-made", "fork2");
-        assertThat(workspaces.usage("fork2").files()).isZero();
+        workspaces.copy(ME, "never-made", "fork2");
+        assertThat(workspaces.usage(ME, "fork2").files()).isZero();
     }
 }

@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 
@@ -42,6 +43,75 @@ class RequestBodiesTest {
         for (String body : new String[]{"{bad", "{\"a\": [1,}", "{\"a\" 1}", "nope"}) {
             assertThat(malformed(body)).doesNotContain("code ").doesNotContain("was expecting").doesNotContain("JsonToken").doesNotContain("Source");
         }
+    }
+
+    /**
+     * 17.7 MB of empty objects held 546 MB as a tree (and 1.2 GB with the body's copies): the reader stops at the
+     * token limit, so what reading it costs stays below what the largest honest body costs.
+     */
+    @Test
+    void aBodyOfEmptyObjectsIsRefusedLongBeforeItsTreeOutgrowsAnHonestBody() {
+        byte[] body = emptyObjects(17_700_000);
+
+        ApiException refused = catchThrowableOfType(ApiException.class,
+                () -> RequestBodies.readJsonObject(request(body, body.length), RequestBodies.MAX_UPLOAD_BODY_BYTES));
+
+        assertThat(refused.status()).isEqualTo(413);
+        assertThat(refused.code()).isEqualTo("body_too_large");
+        assertThat(refused.getMessage()).isEqualTo("The request body is too large to read: it holds more than 500,000 values, keys and"
+                + " brackets, the most one document may");
+    }
+
+    @Test
+    void readingTheHostileBodyAllocatesLessThanTheLargestHonestOne() {
+        byte[] hostile = emptyObjects(17_700_000);
+        String base64 = "QUJD".repeat(13_600_000 / 4);
+        byte[] honest = ("{\"content\":\"Read this.\",\"attachments\":[{\"name\":\"a.txt\",\"mediaType\":\"text/plain\",\"data\":\""
+                + base64 + "\"}]}").getBytes(StandardCharsets.UTF_8);
+
+        long hostileCost = allocatedBy(() -> catchThrowableOfType(ApiException.class,
+                () -> RequestBodies.readJsonObject(request(hostile, hostile.length), RequestBodies.MAX_UPLOAD_BODY_BYTES)));
+        long honestCost = allocatedBy(() -> RequestBodies.readJsonObject(request(honest, honest.length), RequestBodies.MAX_UPLOAD_BODY_BYTES));
+
+        // Allocation is a bound on what a read can hold at its peak, and counted exactly, unlike the heap's use at a moment.
+        assertThat(honestCost).as("the honest body: its 13.6 MB string while read and once kept").isLessThan(5L * honest.length);
+        assertThat(hostileCost).as("the hostile body").isLessThan(honestCost);
+    }
+
+    @Test
+    void onlyStrictUtf8IsRead() {
+        byte[][] bad = {
+                {'{', '"', 'a', '"', ':', '"', (byte) 0xC0, (byte) 0x80, '"', '}'}, // an overlong NUL
+                {'{', '"', 'a', '"', ':', '"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'}, // a surrogate, encoded
+                {'{', '"', 'a', '"', ':', '"', (byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80, '"', '}'}, // past U+10FFFF
+        };
+        for (byte[] body : bad) {
+            ApiException e = catchThrowableOfType(ApiException.class, () -> RequestBodies.readJsonObject(request(body, body.length), 1024));
+            assertThat(e.code()).isEqualTo("invalid_encoding");
+        }
+    }
+
+    @Test
+    void moreAfterTheObjectAndNestingPastTheLimitAreRefusedInWords() {
+        assertThat(malformed("{\"title\":\"a\"} {\"title\":\"b\"}")).isEqualTo("Malformed JSON at line 1, column 15: more follows the JSON"
+                + " value (send one value)");
+        assertThat(malformed("{\"a\":" + "[".repeat(250) + "]".repeat(250) + "}")).endsWith("arrays and objects nest more than 200 deep");
+    }
+
+    private static byte[] emptyObjects(int size) {
+        StringBuilder json = new StringBuilder(size + 64).append("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"x\":[");
+        while (json.length() < size) {
+            json.append("{},");
+        }
+        return json.append("{}]}").toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The bytes the current thread allocated while {@code work} ran. */
+    private static long allocatedBy(Runnable work) {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        work.run();
+        return threads.getCurrentThreadAllocatedBytes() - before;
     }
 
     private static String malformed(String body) {

@@ -88,6 +88,20 @@ class LogLinesTest {
         assertNoRawControls();
     }
 
+    @Test
+    void aMessageOfMegabytesIsCutToItsStartAndSaysHowMuchWasLeftOut() {
+        String name = "n".repeat(8_000_000);
+
+        context.getLogger("dev.skillforge.server.mcp.SkillForgeMcp").info("MCP client {} {} connected", name, "1.0");
+        context.getLogger("dev.skillforge.server.mcp.ProtocolErrors").error("MCP failed", new IllegalStateException(name));
+
+        List<String> lines = lines();
+        assertThat(lines.getFirst()).endsWith("SkillForgeMcp - MCP client " + "n".repeat(LogText.MAX_CHARS - "MCP client ".length())
+                + "… (" + (8_000_000 + " 1.0 connected".length() - (LogText.MAX_CHARS - "MCP client ".length())) + " more characters)");
+        assertThat(lines.get(2)).startsWith("java.lang.IllegalStateException: nnn").endsWith(" more characters)")
+                .hasSizeLessThan(LogText.MAX_CHARS + 100);
+    }
+
     private List<String> lines() {
         String text = captured.toString(StandardCharsets.UTF_8);
         assertThat(text).endsWith("\n");

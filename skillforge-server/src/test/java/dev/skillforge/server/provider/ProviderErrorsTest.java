@@ -19,6 +19,35 @@ class ProviderErrorsTest {
                 .isEqualTo("Invalid key [redacted] (was [redacted])");
     }
 
+    /**
+     * Only the key exactly as configured was found: upper-cased, with a zero-width character inside or without its
+     * {@code sk-} prefix it passed, and so did a key cut short.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "Invalid key SK-PROJ-ZQ81XK2LMN0PQR7STU4VWX9YAB3CDE.",
+            "Invalid key sk-proj-Zq81xk2L\u200BmN0pQr7sTu4\u2060vWx9yAb3cDe.",
+            "Invalid key Zq81xk2LmN0pQr7sTu4vWx9yAb3cDe.",
+            "Invalid key proj-Zq81xk2LmN0p.",
+            "Invalid key sk-proj-\uDB40\uDC41Zq81xk2LmN0pQr7sTu4vWx9yAb3cDe.",
+    })
+    void theConfiguredKeyIsFoundInAnyCaseWithInvisibleCharactersWithoutItsPrefixOrCutShort(String message) {
+        assertThat(ProviderErrors.redact(message, "sk-proj-Zq81xk2LmN0pQr7sTu4vWx9yAb3cDe")).isEqualTo("Invalid key [redacted].");
+    }
+
+    @Test
+    void aShortConfiguredKeyIsFoundWholeInAnyCase() {
+        assertThat(ProviderErrors.redact("bad key LOCAL-KEY-1 (local-key-1)", "local-key-1")).isEqualTo("bad key [redacted] ([redacted])");
+    }
+
+    @Test
+    void otherKeysAreFoundByTheirShapeInAnyCase() {
+        assertThat(ProviderErrors.redact("key SK-ANT-API03-ABCDEFGH12345678 rejected", null)).isEqualTo("key [redacted] rejected");
+        assertThat(ProviderErrors.redact("key AIZASYA1B2C3D4E5F6G7H8I9J0KLMNOPQ rejected", null)).isEqualTo("key [redacted] rejected");
+        assertThat(ProviderErrors.redact("token QWERTY1234ASDFGH5678ZXCVB9012POIUYT3456 expired", null)).isEqualTo("token [redacted] expired");
+        assertThat(ProviderErrors.redact("token qwerty1234asdfgh5678zxcvb9012poiuyt3456 expired", null)).isEqualTo("token [redacted] expired");
+    }
+
     @Test
     void aKeyTooShortToLookForIsNotSearchedButItsShapeStillCounts() {
         assertThat(ProviderErrors.redact("abc is wrong", "abc")).isEqualTo("abc is wrong");

@@ -188,6 +188,39 @@ class SkillDocumentTest {
     }
 
     @Test
+    void theSpecificationsOptionalFieldsAreCheckedAndEveryProblemIsNamed() {
+        String text = """
+                ---
+                name: a
+                description: d
+                license: [MIT]
+                compatibility: %s
+                metadata:
+                  version: 2
+                allowed-tools: 3
+                author: someone
+                ---
+                """.formatted("x".repeat(501));
+
+        SkillException refused = Assertions.assertThrows(SkillException.class, () -> SkillDocument.parse(text));
+
+        assertThat(refused.kind()).isEqualTo(SkillException.Kind.INVALID);
+        assertThat(refused.problems()).hasSize(5);
+        assertThat(String.join("\n", refused.problems())).contains("field license must be text, not a list",
+                "compatibility is 501 characters long", "metadata.version must be text", "field allowed-tools must be text",
+                "\"author\" is not one of the Agent Skills specification's");
+    }
+
+    @Test
+    void aSkillMdFromBeforeTheFieldsWereCheckedIsStillReadAsLegacy() {
+        String old = "---\nname: a\ndescription: d\nversion: 3\n---\nbody\n";
+
+        assertThat(SkillDocument.parseLegacy(SkillName.of("a"), old).body()).isEqualTo("body\n");
+        Assertions.assertThrows(SkillException.class, () -> SkillDocument.parse(old));
+        Assertions.assertThrows(SkillException.class, () -> SkillDocument.parseLegacy(SkillName.of("b"), old));
+    }
+
+    @Test
     void yamlErrorsSayTheLineOfSkillMd() {
         assertThatThrownBy(() -> SkillDocument.parse("---\nname: a\ndescription: [d\n---\n"))
                 .hasMessageContaining("(line 4 of SKILL.md)");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.CommandResult;
+import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.shell.ShellCommand;
 import dev.skillforge.core.shell.ShellTagScanner;
 import java.nio.file.Path;
@@ -15,16 +16,22 @@ import org.junit.jupiter.api.io.TempDir;
 class SystemPromptTest {
 
     @Test
-    void theSkillSetExampleInThePromptIsAValidCommand(@TempDir Path root) throws Exception {
-        // Read the prompt the way the loop reads model output: if the model copies the example, it must work.
+    void theExamplesInThePromptAreValidCommands(@TempDir Path folder) {
+        // Read the prompt the way the loop reads model output: if the model copies the examples, they must work.
         List<String> tagged = new ShellTagScanner().feed(SystemPrompt.TEXT);
-        List<String> sets = tagged.stream().filter(c -> c.startsWith("skill set ")).toList();
-        assertThat(sets).hasSize(1);
+        List<String> examples = tagged.stream().filter(c -> c.startsWith("skill set ") || c.startsWith("skill file ")).toList();
+        assertThat(examples).hasSize(2);
 
-        CommandResult result = new SkillCommands(new SkillStore(root)).run(ShellCommand.of(0, 0, sets.getFirst()), new Cancellation());
+        try (SqliteSkills skills = new SqliteSkills(folder)) {
+            CommandRunner commands = new SkillCommands(skills.store).in(SkillAccess.LOCAL, "c-1");
+            CommandResult set = commands.run(ShellCommand.of(0, 0, examples.get(0)), new Cancellation());
+            CommandResult file = commands.run(ShellCommand.of(0, 1, examples.get(1)), new Cancellation());
 
-        assertThat(result.exitCode()).isZero();
-        assertThat(result.output()).startsWith("Saved skill csv-cleanup (created, ");
+            assertThat(set.output()).startsWith("Saved skill csv-cleanup (created, ");
+            assertThat(file.output()).startsWith("Saved scripts/dedupe_headers.py of skill csv-cleanup (updated, ");
+            assertThat(new String(skills.store.folder(SkillAccess.LOCAL, "csv-cleanup", 2).orElseThrow()
+                    .file(SkillPath.of("scripts/dedupe_headers.py")).orElseThrow())).contains("print(\"\\n\".join(");
+        }
     }
 
     @Test

@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ContextCutEndToEndTest {
 
-    /** Small, so that a conversation outgrows it in a few turns (the system prompt alone is some 630 tokens). */
-    private static final int WINDOW = 4096;
+    /** Small, so that a conversation outgrows it in a few turns (the system prompt alone is some 930 tokens). */
+    private static final int WINDOW = 4864;
     private static final int TURNS = 16;
     private static final String NOTES = "---\nname: coffee-notes\ndescription: Notes on grinding and brewing coffee.\n---\n# Coffee notes\n\n"
             + "Grind coarse for cold brew and French press, fine for espresso, medium for filters. ".repeat(20);

@@ -1,6 +1,7 @@
 package dev.skillforge.server.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.shell.ShellTagScanner;
 import dev.skillforge.testkit.ServerHarness;
@@ -370,7 +371,7 @@ class RandomConversationsCacheTest {
         long cuts = 0;
         int turns = 0;
         for (Conversation conversation : conversations) {
-            ConversationSnapshot snapshot = server.conversations.snapshot(conversation.id);
+            ConversationSnapshot snapshot = server.conversations.snapshot(Caller.LOCAL, conversation.id);
             List<StoredEntry> entries = snapshot.entries();
             conversation.entries = entries;
             assertThat(entries.stream().filter(e -> !isContextCut(e)).map(e -> new Seen(e.kind(), e.content())).toList())
@@ -453,7 +454,7 @@ class RandomConversationsCacheTest {
     private static void checkReloadedConversations(ServerHarness restarted, List<Conversation> conversations,
                                                    Map<Integer, List<SimRequest>> requests) throws Exception {
         for (Conversation conversation : conversations) {
-            assertThat(restarted.conversations.snapshot(conversation.id).entries()).as("conversation %d read back", conversation.index)
+            assertThat(restarted.conversations.snapshot(Caller.LOCAL, conversation.id).entries()).as("conversation %d read back", conversation.index)
                     .isEqualTo(conversation.entries);
             JsonNode next = SseClient.get(restarted.url("/api/conversations/" + conversation.id + "/export?format=json")).json();
             SimRequest last = requests.get(conversation.index).getLast();

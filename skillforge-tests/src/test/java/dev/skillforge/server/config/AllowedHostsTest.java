@@ -141,7 +141,7 @@ class AllowedHostsTest {
         for (String host : List.of("0.0.0.0", "::", "deadbeef", "1e100", "127.1", "2130706433", "localhost.", "127.0.0.1.nip.io",
                 "evil.localhost", "10.0.0.1", "")) {
             assertThat(AllowedHosts.isLoopback(host)).as(host).isFalse();
-            assertThatThrownBy(() -> SecuritySettings.defaults().checkBinding(host)).as(host)
+            assertThatThrownBy(() -> SecuritySettings.defaults().checkBinding(host, false)).as(host)
                     .hasMessageContaining("is not a loopback address and FORGE_API_TOKEN is not set");
         }
         assertThat(AllowedHosts.isLoopback(null)).isFalse();

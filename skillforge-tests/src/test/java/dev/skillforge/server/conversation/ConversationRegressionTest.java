@@ -1,6 +1,7 @@
 package dev.skillforge.server.conversation;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelProvider;
@@ -61,7 +62,7 @@ class ConversationRegressionTest {
             assertThat(created.status()).isEqualTo(400);
             assertThat(created.json().path("error").path("message").asText()).contains("U+0000");
             assertThat(server.writer.flush(Duration.ofSeconds(5))).isTrue();
-            assertThat(server.database.count()).isZero();
+            assertThat(server.database.count(Caller.LOCAL_ID)).isZero();
         }
     }
 
@@ -86,9 +87,9 @@ class ConversationRegressionTest {
     /** Regression: snapshot copies 'stored' while the run thread appends to it under a different lock. */
     @Test
     void snapshotRacesTheRunThreadsAppends() throws Exception {
-        ConversationRecord record = new ConversationRecord("00000000-0000-4000-8000-000000000000", "t", "sys", "p", "m", 0, 0);
+        ConversationRecord record = new ConversationRecord("00000000-0000-4000-8000-000000000000", "t", "sys", "p", "m", 0, 0, Caller.LOCAL_ID);
         HotConversation conversation = new HotConversation(record, List.of(), List.of(), new Lease.Held(record.id(), 1, Long.MAX_VALUE),
-                c -> true, w -> { }, InstantSource.system());
+                c -> true, () -> true, w -> { }, InstantSource.system());
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread appender = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < 100_000 && failure.get() == null; i++) {
@@ -118,12 +119,12 @@ class ConversationRegressionTest {
              StoreWriter writer = new StoreWriter(store);
              ConversationService service = new ConversationService(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()),
                      new NoWorkspaces())) {
-            String id = service.create("t").id();
+            String id = service.create(Caller.LOCAL, "t").id();
             int busy = 0;
             for (int i = 0; i < 2000; i++) {
                 AgentRun run;
                 try {
-                    run = service.startTurn(id, "m" + i);
+                    run = service.startTurn(Caller.LOCAL, id, "m" + i);
                 } catch (ConversationException e) {
                     busy++;
                     Thread.sleep(5);

@@ -1,22 +1,31 @@
 package dev.skillforge.server.conversation;
 
 import dev.skillforge.core.agent.AgentEvent;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.Usage;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.skillforge.testkit.FullDiskStore;
 import dev.skillforge.testkit.NoWorkspaces;
 import dev.skillforge.testkit.ManualClock;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.run.AgentRun;
+import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.StoreWriter;
+import dev.skillforge.server.store.StoredEntry;
+import dev.skillforge.server.store.TurnRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -68,7 +78,7 @@ class HotConversationLifecycleTest {
     private ConversationService instance(String owner, ModelProvider provider) {
         AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
         ConversationService service = new ConversationService(store, writer, "sys",
-                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), owner, TIMINGS, clock);
+                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, owner, TIMINGS, clock);
         opened.add(service);
         return service;
     }
@@ -94,7 +104,7 @@ class HotConversationLifecycleTest {
     }
 
     private static void turn(ConversationService service, String id) throws InterruptedException {
-        AgentRun run = service.startTurn(id, "hello");
+        AgentRun run = service.startTurn(Caller.LOCAL, id, "hello");
         assertThat(run.events().awaitFinished(Duration.ofSeconds(10))).isTrue();
         assertThat(run.awaitEnd(Duration.ofSeconds(10))).isTrue();
     }
@@ -102,7 +112,7 @@ class HotConversationLifecycleTest {
     @Test
     void anIdleConversationLeavesMemoryAfterTenMinutesAndGivesItsLeaseBack() throws Exception {
         ConversationService a = instance("instance-a");
-        String id = a.create("t").id();
+        String id = a.create(Caller.LOCAL, "t").id();
         turn(a, id);
 
         clock.advance(Duration.ofMinutes(10));
@@ -118,14 +128,14 @@ class HotConversationLifecycleTest {
         // Its lease is free: another instance takes the conversation at once, with its whole history.
         ConversationService b = instance("instance-b");
         turn(b, id);
-        assertThat(b.snapshot(id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
+        assertThat(b.snapshot(Caller.LOCAL, id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
     }
 
     @Test
     void aConversationWithARunningTurnIsNeverEvicted() throws Exception {
         ConversationService a = instance("instance-a", blocking());
-        String id = a.create("t").id();
-        AgentRun run = a.startTurn(id, "hello");
+        String id = a.create(Caller.LOCAL, "t").id();
+        AgentRun run = a.startTurn(Caller.LOCAL, id, "hello");
 
         clock.advance(Duration.ofHours(1));
         a.maintain();
@@ -144,7 +154,7 @@ class HotConversationLifecycleTest {
         ConversationService a = instance("instance-a");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 1002; i++) {
-            ids.add(a.create("c" + i).id());
+            ids.add(a.create(Caller.LOCAL, "c" + i).id());
             clock.advance(Duration.ofMillis(1));
         }
         turn(a, ids.getFirst()); // the oldest is used again: now the most recent
@@ -155,17 +165,17 @@ class HotConversationLifecycleTest {
                 .doesNotContain(ids.get(1), ids.get(2));
         // What left memory is still there, loaded again on use.
         turn(a, ids.get(1));
-        assertThat(a.snapshot(ids.get(1)).entries()).hasSize(2);
+        assertThat(a.snapshot(Caller.LOCAL, ids.get(1)).entries()).hasSize(2);
     }
 
     @Test
     void aLeaseExpiresWhenItsHolderStopsRenewingAndTheStaleCopyIsDropped() throws Exception {
         ConversationService a = instance("instance-a");
         ConversationService b = instance("instance-b");
-        String id = a.create("t").id();
+        String id = a.create(Caller.LOCAL, "t").id();
         turn(a, id);
 
-        assertThatThrownBy(() -> b.startTurn(id, "mine now?")).isInstanceOf(ConversationException.class)
+        assertThatThrownBy(() -> b.startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class)
                 .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
 
         // A stops renewing (paused, partitioned): once its lease has run out, B takes the conversation.
@@ -176,21 +186,21 @@ class HotConversationLifecycleTest {
         // A comes back: its renewal finds the lease gone, so its copy is dropped and never runs another turn.
         a.maintain();
         assertThat(a.hotCount()).isZero();
-        assertThatThrownBy(() -> a.startTurn(id, "stale")).isInstanceOf(ConversationException.class)
+        assertThatThrownBy(() -> a.startTurn(Caller.LOCAL, id, "stale")).isInstanceOf(ConversationException.class)
                 .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
-        assertThat(b.snapshot(id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
+        assertThat(b.snapshot(Caller.LOCAL, id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
     }
 
     @Test
     void aLeaseKeptAliveByRenewalNeverExpires() throws Exception {
         ConversationService a = instance("instance-a");
         ConversationService b = instance("instance-b");
-        String id = a.create("t").id();
+        String id = a.create(Caller.LOCAL, "t").id();
         for (int i = 0; i < 10; i++) {
             clock.advance(TIMINGS.leaseTtl().dividedBy(2));
             a.maintain();
         }
-        assertThatThrownBy(() -> b.startTurn(id, "mine now?")).isInstanceOf(ConversationException.class)
+        assertThatThrownBy(() -> b.startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class)
                 .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
         // B's request asks A to hand it over; A does so on its next round, as it is idle.
         a.maintain();
@@ -202,8 +212,8 @@ class HotConversationLifecycleTest {
     void aTurnThatOutlivesItsLeaseWhileAnotherInstanceTakesOverEndsWithAnErrorAndNothingOfItIsStoredAfterTheTakeOver() throws Exception {
         ConversationService a = instance("instance-a", blocking());
         ConversationService b = instance("instance-b");
-        String id = a.create("t").id();
-        AgentRun cut = a.startTurn(id, "hello from A");
+        String id = a.create(Caller.LOCAL, "t").id();
+        AgentRun cut = a.startTurn(Caller.LOCAL, id, "hello from A");
         assertThat(writer.flush(Duration.ofSeconds(5))).isTrue();
 
         // A is paused mid-turn past its lease; B takes over and runs a turn of its own.
@@ -226,15 +236,81 @@ class HotConversationLifecycleTest {
     void aWriteRefusedAsFencedDropsTheStaleCopy() throws Exception {
         ConversationService a = instance("instance-a");
         ConversationService b = instance("instance-b");
-        String id = a.create("t").id();
+        String id = a.create(Caller.LOCAL, "t").id();
         turn(a, id);
         clock.advance(TIMINGS.leaseTtl().plusMillis(1));
         turn(b, id);
 
-        a.rename(id, "renamed by the stale copy"); // A has not renewed since: its copy still looks hot
+        a.rename(Caller.LOCAL, id, "renamed by the stale copy"); // A has not renewed since: its copy still looks hot
         assertThat(writer.flush(Duration.ofSeconds(5))).isTrue();
 
         assertThat(store.conversation(id).orElseThrow().title()).isEqualTo("t");
         assertThat(a.hotCount()).as("the refusal reached A, which dropped its copy").isZero();
+    }
+    @Test
+    void aFullDiskIsNeverTakenForALeaseLostToAnotherInstanceNewTurnsAreRefusedWhileItLastsAndNothingIsLost() throws Exception {
+        FullDiskStore disk = new FullDiskStore(store); // closed with the store, by close()
+        StoreWriter diskWriter = new StoreWriter(disk, new StoreWriter.Options(500, Duration.ofMillis(10), Duration.ofMillis(50),
+                Duration.ofSeconds(5)));
+        opened.add(diskWriter);
+        // One instance, alone on its database: no other instance can take anything over.
+        ConversationTimings quickStoreWait = new ConversationTimings(TIMINGS.leaseTtl(), TIMINGS.leaseRenewal(), TIMINGS.handoverWait(),
+                TIMINGS.idleEviction(), TIMINGS.maxHot(), Duration.ofMillis(100), TIMINGS.handoverFlush(), TIMINGS.shutdownFlush(),
+                TIMINGS.shutdownGrace());
+        AtomicInteger modelCalls = new AtomicInteger();
+        AgentLoop loop = new AgentLoop((call, listener, cancellation) -> {
+            modelCalls.incrementAndGet();
+            listener.onText("ok");
+            return new ModelReply(null, Usage.UNKNOWN);
+        }, TurnLimits.DEFAULT);
+        ConversationService alone = new ConversationService(disk, diskWriter, "sys",
+                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, "instance-a", quickStoreWait, clock);
+        opened.add(alone);
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        Logger conversationLogs = (Logger) LoggerFactory.getLogger("dev.skillforge.server.conversation");
+        logs.start();
+        conversationLogs.addAppender(logs);
+        try {
+            disk.setFull(true);
+            String id = alone.create(Caller.LOCAL, "written later").id(); // held here; its creation waits in the writer
+            awaitStorageFailure(diskWriter);
+
+            // Past the lease time the renewal finds no lease in the store: the creation is not written, not taken over.
+            clock.advance(TIMINGS.leaseTtl().plusSeconds(1));
+            alone.maintain();
+            assertThat(alone.hotCount()).as("still held: nobody else can lease a conversation the store does not have").isEqualTo(1);
+            assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).noneMatch(line -> line.contains("lost"));
+
+            assertThatThrownBy(() -> alone.startTurn(Caller.LOCAL, id, "hello")).isInstanceOfSatisfying(ConversationException.class, e -> {
+                assertThat(e.kind()).isEqualTo(ConversationException.Kind.UNAVAILABLE);
+                assertThat(e.getMessage()).contains("disk is full").contains("Nothing was sent to the model");
+            });
+            assertThatThrownBy(() -> alone.create(Caller.LOCAL, "another")).isInstanceOf(ConversationException.class);
+            assertThat(modelCalls).hasValue(0);
+
+            disk.setFull(false);
+            assertThat(diskWriter.flush(Duration.ofSeconds(10))).as("what waited is written once there is room").isTrue();
+            assertThat(diskWriter.storageFailure()).isEmpty();
+            AgentRun run = alone.startTurn(Caller.LOCAL, id, "hello");
+            assertThat(run.events().awaitFinished(Duration.ofSeconds(10))).isTrue();
+            assertThat(run.events().frames().getLast().event()).isInstanceOf(AgentEvent.Done.class);
+            assertThat(diskWriter.flush(Duration.ofSeconds(10))).isTrue();
+            assertThat(store.conversations(Caller.LOCAL_ID, 10, 0)).extracting(ConversationRecord::id).containsExactly(id);
+            assertThat(store.turns(id)).extracting(TurnRecord::status).containsExactly("complete");
+            assertThat(store.entries(id)).extracting(StoredEntry::content).containsExactly("hello", "ok");
+            assertThat(store.leasesHeldBy("instance-a")).containsExactly(id);
+            assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).noneMatch(line -> line.contains("lost"));
+        } finally {
+            conversationLogs.detachAppender(logs);
+        }
+    }
+
+    /** Waits until the writer has met the full disk (it tries at once). */
+    private static void awaitStorageFailure(StoreWriter writer) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (writer.storageFailure().isEmpty()) {
+            assertThat(System.nanoTime()).as("the writer reports the full disk").isLessThan(deadline);
+            Thread.sleep(5);
+        }
     }
 }

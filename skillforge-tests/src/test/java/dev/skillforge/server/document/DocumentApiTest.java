@@ -183,7 +183,14 @@ class DocumentApiTest {
                             "no text"),
                     new Case(withAttachment("x", "bomb.pdf", "application/pdf", base64(TestDocuments.zipBombPdf(200))), 413,
                             "attachment_too_large", "zip bomb"),
-                    new Case(withAttachment("x", "fake.pdf", "application/pdf", text), 400, "invalid_attachment", "not a PDF"));
+                    new Case(withAttachment("x", "fake.pdf", "application/pdf", text), 400, "invalid_attachment", "not a PDF"),
+                    new Case(withAttachment("x", "nested.pdf", "application/pdf", base64(TestDocuments.nestedFormsPdf(10, 10, "x"))), 413,
+                            "attachment_too_large", "'nested.pdf' draws forms more than 50000 times"),
+                    new Case(withAttachment("x", "hex-bomb.pdf", "application/pdf",
+                            base64(TestDocuments.bombPdf(100, "\n", "ASCIIHexDecode", "FlateDecode"))), 413, "attachment_too_large",
+                            "'hex-bomb.pdf' decodes to more than 64 MiB: refused as a zip bomb"),
+                    new Case(withAttachment("x", "quotes.html", "text/html", base64(TestDocuments.nestedHtml("blockquote", 12_500))), 413,
+                            "attachment_too_large", "'quotes.html': its text is longer than 400000 characters"));
             for (Case c : cases) {
                 SseClient.Answer answer = SseClient.postForAnswer(server.url("/api/conversations/" + id + "/messages"), Json.write(c.body()));
                 assertThat(answer.status()).as(c.message()).isEqualTo(c.status());
@@ -201,6 +208,7 @@ class DocumentApiTest {
             assertThat(SseClient.get(server.url("/api/conversations/" + id)).json().path("entries")).isEmpty();
             assertThat(server.database.entries(id)).isEmpty();
             assertThat(server.sim.requests()).isEmpty();
+            assertThat(SseClient.get(server.url("/healthz")).status()).as("the server stays healthy").isEqualTo(200);
         }
     }
 

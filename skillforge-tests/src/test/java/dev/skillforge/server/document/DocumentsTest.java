@@ -1,20 +1,31 @@
 package dev.skillforge.server.document;
 
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.testkit.TestDocuments;
+import dev.skillforge.testkit.TickingClock;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /** Reading uploads: the text the model gets from each kind of file, and the refusals. */
 class DocumentsTest {
 
+    private static AttachedDocument read(Upload upload) {
+        return Documents.read(List.of(upload), new Cancellation()).getFirst();
+    }
+
     private static String text(String name, String type, byte[] data) {
-        String wrapped = Documents.read(new Upload(name, type, data)).attachment().promptText();
+        String wrapped = read(new Upload(name, type, data)).attachment().promptText();
         return wrapped.substring(wrapped.indexOf('\n') + 1, wrapped.lastIndexOf("</document>") - 1);
     }
 
@@ -32,12 +43,12 @@ class DocumentsTest {
 
     @Test
     void sourceCodeAndMarkdownAreReadAsTheyAreAndTheirTypeComesFromTheExtensionWhenNoneIsGiven() {
-        AttachedDocument code = Documents.read(new Upload("Main.java", "application/octet-stream", "class Main {}\r\n".getBytes(StandardCharsets.UTF_8)));
+        AttachedDocument code = read(new Upload("Main.java", "application/octet-stream", "class Main {}\r\n".getBytes(StandardCharsets.UTF_8)));
         assertThat(code.attachment().mediaType()).isEqualTo("text/plain");
         assertThat(code.attachment().promptText()).isEqualTo("<document name=\"Main.java\" type=\"text/plain\">\nclass Main {}\r\n</document>\n\n");
-        assertThat(Documents.read(new Upload("a\"b<c>.md", "text/markdown; charset=utf-8", "x".getBytes(StandardCharsets.UTF_8)))
+        assertThat(read(new Upload("a\"b<c>.md", "text/markdown; charset=utf-8", "x".getBytes(StandardCharsets.UTF_8)))
                 .attachment().promptText()).startsWith("<document name=\"a&quot;b&lt;c&gt;.md\" type=\"text/markdown\">\n");
-        assertThat(Documents.read(new Upload("same.txt", "text/plain", "x".getBytes(StandardCharsets.UTF_8))).attachment().sha256())
+        assertThat(read(new Upload("same.txt", "text/plain", "x".getBytes(StandardCharsets.UTF_8))).attachment().sha256())
                 .isEqualTo("2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881");
     }
 
@@ -79,20 +90,114 @@ class DocumentsTest {
     }
 
     @Test
+    void pdfsThatDecodeToABombAreRefusedWhateverTheirFiltersLineEndingsOrEncryption() {
+        Map<String, byte[]> bombs = new LinkedHashMap<>();
+        bombs.put("ascii-hex then flate", TestDocuments.bombPdf(100, "\n", "ASCIIHexDecode", "FlateDecode"));
+        bombs.put("ascii-85 then flate", TestDocuments.bombPdf(100, "\n", "ASCII85Decode", "FlateDecode"));
+        bombs.put("lzw then flate", TestDocuments.bombPdf(100, "\n", "LZWDecode", "FlateDecode"));
+        bombs.put("run-length then flate", TestDocuments.bombPdf(100, "\n", "RunLengthDecode", "FlateDecode"));
+        bombs.put("flate after a bare CR", TestDocuments.bombPdf(100, "\r", "FlateDecode"));
+        bombs.put("flate, encrypted", TestDocuments.encryptedZipBombPdf(100));
+        for (var bomb : bombs.entrySet()) {
+            assertRefused(new Upload(bomb.getKey() + ".pdf", "application/pdf", bomb.getValue()), DocumentException.Kind.TOO_LARGE,
+                    "decodes to more than 64 MiB: refused as a zip bomb");
+        }
+    }
+
+    @Test
+    void pdfsThatMakePdfboxWorkWithoutEndAreRefusedByTheWorkTheyCost() {
+        // The hostile tester's class: a few KB of forms drawing forms pinned a core for minutes.
+        assertRefused(new Upload("nested.pdf", "application/pdf", TestDocuments.nestedFormsPdf(10, 10, "x")),
+                DocumentException.Kind.TOO_LARGE, "draws forms more than 50000 times");
+        assertRefused(new Upload("itself.pdf", "application/pdf", TestDocuments.selfDrawingFormPdf()),
+                DocumentException.Kind.TOO_LARGE, "draws forms more than 50000 times");
+        assertRefused(new Upload("glyphs.pdf", "application/pdf", TestDocuments.nestedFormsPdf(3, 10, "x".repeat(5_000))),
+                DocumentException.Kind.TOO_LARGE, "draws more than 100000 characters on page 1");
+        assertRefused(new Upload("operands.pdf", "application/pdf", TestDocuments.operandFloodPdf(2_000_000)),
+                DocumentException.Kind.TOO_LARGE, "more than 1 MiB of operands without an operator");
+        assertRefused(new Upload("names.pdf", "application/pdf", TestDocuments.manyNamesPdf(500_000)),
+                DocumentException.Kind.TOO_LARGE, "The object streams of 'names.pdf' decode to more than 4 MiB");
+        assertThat(text("few-names.pdf", "application/pdf", TestDocuments.manyNamesPdf(1_000))).isEqualTo("Hello");
+    }
+
+    @Test
+    void aPdfLimitOncePassedStaysPassedThoughPdfboxCatchesTheRefusal() {
+        PdfWork work = new PdfWork("'busy.pdf'", new Deadline(InstantSource.system(), Duration.ofMinutes(1)));
+        for (long i = 0; i < DocumentLimits.MAX_PDF_OPERATORS; i++) {
+            work.operator();
+        }
+
+        assertThatThrownBy(work::operator).hasMessage("'busy.pdf' takes more than 5000000 drawing operations to read: it is refused as too complex");
+        assertThatThrownBy(work::check).as("every later check").hasMessageContaining("5000000 drawing operations");
+        assertThatThrownBy(work::page).hasMessageContaining("5000000 drawing operations");
+        assertThat(work.refusal()).isNotNull();
+    }
+
+    @Test
+    void theDeadlineIsCheckedWhileAPdfIsReadNotOnlyBetweenPages() {
+        // One page: a check between pages would never come. The clock moves a millisecond each time it is read.
+        Deadline deadline = new Deadline(new TickingClock(Duration.ofMillis(1)), Duration.ofMillis(200));
+
+        assertThatThrownBy(() -> PdfText.extract("slow.pdf", TestDocuments.nestedFormsPdf(10, 10, "x"), deadline))
+                .isInstanceOfSatisfying(DocumentException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(DocumentException.Kind.TOO_LARGE);
+                    assertThat(e.getMessage()).isEqualTo("'slow.pdf' took longer than 200 ms to read");
+                });
+    }
+
+    @Test
+    void deeplyNestedHtmlIsReadInLinearTimeWithItsQuotesShownAtMostEightDeep() {
+        String text = text("quotes.html", "text/html", TestDocuments.nestedHtml("blockquote", 5_000));
+
+        assertThat(text.lines().filter(line -> line.endsWith("word"))).as("every word kept").hasSize(5_000);
+        assertThat(text.lines()).allSatisfy(line -> assertThat(line).matches("(> ){1,8}word|>( >){0,7}"));
+        assertThat(text).startsWith("> word\n>\n> > word\n> >\n> > > word")
+                .contains("> > > > > > > > word\n> > > > > > > >\n> > > > > > > > word");
+
+        // The hostile tester's 260 KB of nested quotes took 22 to 50 s and became up to 120 million characters.
+        byte[] hostile = TestDocuments.nestedHtml("blockquote", 12_500);
+        assertThat(hostile.length).isGreaterThan(260_000);
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertRefused(new Upload("hostile.html", "text/html", hostile),
+                DocumentException.Kind.TOO_LARGE, "its text is longer than 400000 characters"));
+
+        String bold = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> text("bold.html", "text/html", TestDocuments.nestedHtml("b", 12_500)));
+        assertThat(bold).startsWith("**word\n**word");
+        assertThat(bold.lines().filter(line -> line.startsWith("**word"))).as("every word kept").hasSize(12_500);
+    }
+
+    @Test
+    void htmlOfMoreElementsThanAPageHasIsRefusedWhileItIsParsed() {
+        // jsoup turns each <p><b>x of this file into several elements: a 5 MiB one took half a gigabyte of heap.
+        byte[] flood = ("<html><body>" + "<p><b>x".repeat(200_000) + "</body></html>").getBytes(StandardCharsets.UTF_8);
+
+        assertRefused(new Upload("flood.html", "text/html", flood), DocumentException.Kind.TOO_LARGE, "more than 200000 HTML elements");
+    }
+
+    @Test
+    void theDeadlineIsCheckedWhileHtmlIsConverted() {
+        Deadline deadline = new Deadline(new TickingClock(Duration.ofMillis(1)), Duration.ofMillis(50));
+        org.jsoup.nodes.Document page = org.jsoup.Jsoup.parse("<p>x</p>".repeat(50_000));
+
+        assertThatThrownBy(() -> HtmlMarkdown.of(page, "'many.html'", DocumentLimits.MAX_TEXT_CHARS, deadline))
+                .hasMessage("'many.html' took longer than 50 ms to read");
+    }
+
+    @Test
     void theLimitsPerMessageCountEveryFile() {
         byte[] four = new byte[4 * 1024 * 1024];
         java.util.Arrays.fill(four, (byte) 'a');
         List<Upload> three = List.of(new Upload("1.txt", "", four), new Upload("2.txt", "", four), new Upload("3.txt", "", four));
-        assertThatThrownBy(() -> Documents.read(three)).isInstanceOf(DocumentException.class).hasMessageContaining("10 MiB");
+        assertThatThrownBy(() -> Documents.read(three, new Cancellation())).isInstanceOf(DocumentException.class).hasMessageContaining("10 MiB");
         List<Upload> eleven = java.util.stream.IntStream.range(0, 11).mapToObj(i -> new Upload(i + ".txt", "", "x".getBytes(StandardCharsets.UTF_8))).toList();
-        assertThatThrownBy(() -> Documents.read(eleven)).isInstanceOf(DocumentException.class).hasMessageContaining("limit is 10");
+        assertThatThrownBy(() -> Documents.read(eleven, new Cancellation())).isInstanceOf(DocumentException.class).hasMessageContaining("limit is 10");
         byte[] big = "z".repeat(300_000).getBytes(StandardCharsets.UTF_8);
         List<Upload> tooMuchText = List.of(new Upload("a.txt", "", big), new Upload("b.txt", "", big), new Upload("c.txt", "", big));
-        assertThatThrownBy(() -> Documents.read(tooMuchText)).isInstanceOf(DocumentException.class).hasMessageContaining("together");
+        assertThatThrownBy(() -> Documents.read(tooMuchText, new Cancellation())).isInstanceOf(DocumentException.class).hasMessageContaining("together");
     }
 
     private static void assertRefused(Upload upload, DocumentException.Kind kind, String reason) {
-        assertThatThrownBy(() -> Documents.read(upload)).as(upload.name()).isInstanceOfSatisfying(DocumentException.class, e -> {
+        assertThatThrownBy(() -> read(upload)).as(upload.name()).isInstanceOfSatisfying(DocumentException.class, e -> {
             assertThat(e.kind()).as(upload.name()).isEqualTo(kind);
             assertThat(e.getMessage()).as(upload.name()).contains(reason);
         });

@@ -1,6 +1,7 @@
 package dev.skillforge.server.exec;
 
 import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.shell.ShellCommand;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,7 +51,7 @@ class BubblewrapTest {
     @BeforeEach
     void setUp() throws IOException {
         workspaces = SandboxFolders.workspaces(base.resolve("data"), WorkspaceQuota.DEFAULT);
-        workspace = workspaces.open("test");
+        workspace = workspaces.open(Caller.LOCAL_ID, "test");
         policy = CommandPolicy.resolve(ALLOWED, Map.of());
         runner = runner(SandboxSettings.DEFAULT);
     }

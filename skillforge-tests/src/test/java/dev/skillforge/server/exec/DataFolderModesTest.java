@@ -1,5 +1,6 @@
 package dev.skillforge.server.exec;
 
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.testkit.ForgeClient;
@@ -71,7 +72,7 @@ class DataFolderModesTest {
                 }
             })).as("nothing in the data folder is open to others").allSatisfy(line -> assertThat(line).endsWith("---"));
         }
-        Path workspace = data.resolve("workspaces").resolve(id);
+        Path workspace = data.resolve("workspaces").resolve(Caller.LOCAL_ID).resolve(id);
         assertThat(mode(workspace)).isEqualTo("rwx------");
         assertThat(owner(workspace)).isEqualTo(programs);
         assertThat(mode(workspace.resolve("made"))).as("a file a program made").isEqualTo("rw-------");
@@ -91,7 +92,8 @@ class DataFolderModesTest {
             server.stop();
         }
         assertThat(mode(data)).isEqualTo("rwx------"); // no program is allowed: nobody needs to pass
-        assertThat(mode(data.resolve("skills"))).isEqualTo("rwx------");
+        // The old skills folder, imported into the database at start and kept aside as it was.
+        assertThat(mode(data.resolve("skills.imported"))).isEqualTo("rwx------");
         assertThat(mode(data.resolve("skillforge.db"))).isEqualTo("rw-------");
     }
 }

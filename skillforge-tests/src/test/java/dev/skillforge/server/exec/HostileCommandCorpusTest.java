@@ -1,6 +1,7 @@
 package dev.skillforge.server.exec;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.testkit.SseClient;
@@ -8,7 +9,7 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimResponder;
 import dev.skillforge.testkit.SimScript;
-import dev.skillforge.server.run.StatelessAgent;
+import dev.skillforge.server.conversation.StatelessAgent;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
@@ -436,7 +437,7 @@ class HostileCommandCorpusTest {
         try (ServerHarness small = new ServerHarness(root.resolve("small"), messages -> responder.get().reply(messages), security)) {
             String poisoned = createConversation(small);
             String other = createConversation(small);
-            Path folder = small.server.workspaces().open(poisoned).root();
+            Path folder = small.server.workspaces().open(Caller.LOCAL_ID, poisoned).root();
             Path many = Files.createDirectories(folder.resolve("many"));
             for (int i = 0; i < 60; i++) {
                 Files.createFile(many.resolve("f" + i));
@@ -493,7 +494,7 @@ class HostileCommandCorpusTest {
             }
 
             // Deleting the conversation deletes its workspace.
-            Path otherFolder = small.server.workspaces().open(other).root();
+            Path otherFolder = small.server.workspaces().open(Caller.LOCAL_ID, other).root();
             assertThat(otherFolder).exists();
             SseClient.send("DELETE", small.url("/api/conversations/" + other), null);
             assertThat(otherFolder).doesNotExist();
@@ -527,7 +528,7 @@ class HostileCommandCorpusTest {
 
     /** The workspace of the corpus's stateless conversation (its first message is always the same). */
     static Path workspace() {
-        return server.server.workspaces().open(StatelessAgent.key(FIRST_MESSAGE)).root();
+        return server.server.workspaces().open(Caller.LOCAL_ID, StatelessAgent.key(FIRST_MESSAGE)).root();
     }
 
     static List<SseClient.Event> turn(SimReply... replies) throws Exception {

@@ -1,6 +1,7 @@
 package dev.skillforge.server.exec;
 
 import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.shell.ShellCommand;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +40,7 @@ abstract class ProcessRunnerTest {
     @BeforeEach
     void setUp() {
         workspaces = SandboxFolders.workspaces(base, WorkspaceQuota.DEFAULT);
-        workspace = workspaces.open("test");
+        workspace = workspaces.open(Caller.LOCAL_ID, "test");
         stats = new CommandStats();
     }
 

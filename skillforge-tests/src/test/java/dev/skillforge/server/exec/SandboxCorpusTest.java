@@ -1,6 +1,7 @@
 package dev.skillforge.server.exec;
 
 import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.shell.ShellCommand;
 import org.junit.jupiter.api.AfterAll;
@@ -110,7 +111,7 @@ class SandboxCorpusTest {
         Files.writeString(data.resolve("skills/demo/SKILL.md"), "---\nname: demo\ndescription: A demo.\n---\n");
         Files.writeString(data.resolve("skillforge.db"), "SQLite format 3\0" + DB_SECRET);
         workspaces = SandboxFolders.workspaces(data, WorkspaceQuota.DEFAULT);
-        workspace = workspaces.open("corpus");
+        workspace = workspaces.open(Caller.LOCAL_ID, "corpus");
         Path member = outside.resolve("canary-tar");
         Files.writeString(member, "owned\n");
         Path archive = root.resolve("evil.tar");
@@ -173,7 +174,7 @@ class SandboxCorpusTest {
                 new Case("read", "a file outside, through dd's if=", "dd if=" + secret, reads(SECRET), true),
                 new Case("read", "the server's environment (its keys)", "dd if=/proc/" + serverPid + "/environ", reads(serverEnvironment()), true),
                 new Case("read", "/etc/shadow", "cat /etc/shadow", reads("root:"), Files.isReadable(Path.of("/etc/shadow"))),
-                new Case("read", "the data folder's database", "cp ../../skillforge.db stolen.db", copies("stolen.db", DB_SECRET), true),
+                new Case("read", "the data folder's database", "cp ../../../skillforge.db stolen.db", copies("stolen.db", DB_SECRET), true),
                 new Case("read", "a file named in sed's script (r)", "sed 'r " + secret + "' notes.txt", reads(SECRET), true),
                 new Case("read", "a file named in awk's script (getline <)",
                         "awk 'BEGIN { while ((getline line < \"" + secret + "\") > 0) print line }'", reads(SECRET), true),
@@ -181,10 +182,10 @@ class SandboxCorpusTest {
                 new Case("read", "find walking outside", "find " + out + " -name secret.txt", reads(secret), true),
                 new Case("write", "dd overwriting an executable outside", "dd if=notes.txt of=" + out + "/tool.sh conv=notrunc",
                         changes(outside.resolve("tool.sh"), TOOL), true),
-                new Case("write", "dd poisoning a skill past the skill commands", "dd if=notes.txt of=../../skills/demo/SKILL.md",
+                new Case("write", "dd poisoning a skill past the skill commands", "dd if=notes.txt of=../../../skills/demo/SKILL.md",
                         changes(data.resolve("skills/demo/SKILL.md"), "---\nname: demo\ndescription: A demo.\n---\n"), true),
                 new Case("write", "cp into /tmp", "cp notes.txt " + tmpCanary, creates(tmpCanary), true),
-                new Case("write", "cp into the data folder", "cp notes.txt ../../canary-cp", creates(data.resolve("canary-cp")), true),
+                new Case("write", "cp into the data folder", "cp notes.txt ../../../canary-cp", creates(data.resolve("canary-cp")), true),
                 new Case("write", "sed's w", "sed -n 'w " + out + "/canary-sed' notes.txt", creates(outside.resolve("canary-sed")), true),
                 new Case("write", "awk's print >", "awk 'BEGIN { print \"owned\" > \"" + out + "/canary-awk\" }'",
                         creates(outside.resolve("canary-awk")), true),

@@ -119,6 +119,36 @@ class ConnectionLimitsTest {
         }
     }
 
+    /**
+     * Twelve clients holding their share each (1,200 connections where the server holds 1,000) kept a health check
+     * waiting in the accept queue until a header deadline closed a connection, 8 to 10 s: the connections that waited
+     * longest for a request now make room, so it is answered long before any deadline could have done it.
+     */
+    @Test
+    void twelveClientsHoldingTheirShareEachDoNotKeepAHealthCheckWaiting() throws Exception {
+        ConnectionLimits limits = ConnectionLimits.DEFAULT.withIdleTimeout(Duration.ofSeconds(60));
+        List<SocketChannel> held = new ArrayList<>();
+        try (ServerHarness server = server(limits)) {
+            for (int client = 2; client < 14; client++) {
+                for (int i = 0; i < limits.maxPerClient(); i++) {
+                    held.add(open("127.0.0." + client, server));
+                }
+            }
+            long start = System.nanoTime();
+            assertThat(health(connect("127.0.0.1", server))).startsWith("HTTP/1.1 200");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("answered before any header deadline (%s) could close a connection",
+                    limits.headerTimeout()).isLessThan(limits.headerTimeout().dividedBy(2));
+        } finally {
+            held.forEach(channel -> {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // already gone
+                }
+            });
+        }
+    }
+
     @Test
     void oneClientCannotHoldMoreThanItsShare() throws Exception {
         ConnectionLimits limits = ConnectionLimits.DEFAULT.withMaxPerClient(3);

@@ -18,8 +18,11 @@ import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -94,6 +97,36 @@ class HttpHygieneTest {
                 assertThat(answer.status()).as(limit.getKey()).isEqualTo(413);
                 assertThat(answer.json().path("error").path("code").asText()).isEqualTo("body_too_large");
             }
+            assertThat(SseClient.get(server.url("/healthz")).status()).isEqualTo(200);
+        }
+    }
+
+    /**
+     * 17.7 MB of empty objects, within the body limit, was read into a tree of 546 MB (1.2 GB with the body's copies),
+     * and four at once failed the server with 500s: each is now refused while it is read, at the token limit, and the
+     * server goes on serving.
+     */
+    @Test
+    void fourBodiesOfEmptyObjectsAtOnceAreRefusedWhileTheyAreRead() throws Exception {
+        StringBuilder json = new StringBuilder(17_700_100).append("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"x\":[");
+        while (json.length() < 17_700_000) {
+            json.append("{},");
+        }
+        String body = json.append("{}]}").toString();
+        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("Should not be asked.")));
+             var clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<SseClient.Answer>> answers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                answers.add(clients.submit(() -> SseClient.postForAnswer(server.url("/api/agent"), body)));
+            }
+            for (Future<SseClient.Answer> answer : answers) {
+                assertThat(answer.get().status()).isEqualTo(413);
+                assertThat(answer.get().json().path("error").path("code").asText()).isEqualTo("body_too_large");
+                assertThat(answer.get().json().path("error").path("message").asText())
+                        .isEqualTo("The request body is too large to read: it holds more than 500,000 values, keys and brackets,"
+                                + " the most one document may");
+            }
+            assertThat(server.sim.requests()).isEmpty();
             assertThat(SseClient.get(server.url("/healthz")).status()).isEqualTo(200);
         }
     }

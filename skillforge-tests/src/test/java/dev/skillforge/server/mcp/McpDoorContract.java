@@ -2,6 +2,7 @@ package dev.skillforge.server.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.skillforge.testkit.BinaryHttp;
 import dev.skillforge.testkit.SseClient;
 import dev.skillforge.testkit.TestDocuments;
 import dev.skillforge.server.json.Json;
@@ -134,7 +135,7 @@ abstract class McpDoorContract {
             assertThat(text.mimeType()).isEqualTo("text/markdown");
         });
         assertThat(client.listResourceTemplates().resourceTemplates()).extracting(McpSchema.ResourceTemplate::uriTemplate)
-                .containsExactly("skill://{name}");
+                .containsExactly("skill://{name}", "skill://{name}/{+path}");
         assertThatThrownBy(() -> client.readResource(McpSchema.ReadResourceRequest.builder("skill://no-such-skill").build()))
                 .isInstanceOfSatisfying(McpError.class, e -> assertThat(e.getJsonRpcError().code()).isEqualTo(McpSchema.ErrorCodes.RESOURCE_NOT_FOUND));
 
@@ -147,6 +148,44 @@ abstract class McpDoorContract {
         assertThat(structured(call("skill_delete", Map.of("name", first)))).containsEntry("deleted", true);
         assertThat(call("skill_delete", Map.of("name", last)).isError()).isFalse();
         assertThat(client.listResources().resources()).extracting(McpSchema.Resource::uri).doesNotContain("skill://" + first, "skill://" + last);
+    }
+
+    @Test
+    void everyFileOfASkillIsAResourceAndSkillGetReadsAnyOfThem() throws Exception {
+        String name = "mcp-contract-files";
+        byte[] png = {(byte) 0x89, 'P', 'N', 'G', 0, 1, 2, (byte) 0xff};
+        assertThat(call("skill_set", Map.of("name", name, "content", skill(name))).isError()).isFalse();
+        String files = apiUrl("/api/skills/" + name + "/files/");
+        assertThat(BinaryHttp.send("PUT", files + "scripts/run.py", "application/octet-stream", "print('run')\n".getBytes()).status())
+                .isEqualTo(200);
+        assertThat(BinaryHttp.send("PUT", files + "assets/logo.png", "application/octet-stream", png).status()).isEqualTo(200);
+
+        assertThat(client.getServerCapabilities().extensions()).containsKey("io.modelcontextprotocol/skills");
+        List<McpSchema.Resource> resources = client.listResources().resources();
+        assertThat(resources).extracting(McpSchema.Resource::uri).isSorted()
+                .contains("skill://" + name, "skill://" + name + "/scripts/run.py", "skill://" + name + "/assets/logo.png");
+        assertThat(resources).filteredOn(r -> r.uri().endsWith("/scripts/run.py")).singleElement()
+                .satisfies(r -> assertThat(r.mimeType()).isEqualTo("text/x-python"));
+
+        assertThat(client.readResource(McpSchema.ReadResourceRequest.builder("skill://" + name + "/scripts/run.py").build()).contents())
+                .singleElement().isInstanceOfSatisfying(McpSchema.TextResourceContents.class, text -> assertThat(text.text()).isEqualTo("print('run')\n"));
+        assertThat(client.readResource(McpSchema.ReadResourceRequest.builder("skill://" + name + "/assets/logo.png").build()).contents())
+                .singleElement().isInstanceOfSatisfying(McpSchema.BlobResourceContents.class,
+                        blob -> assertThat(Base64.getDecoder().decode(blob.blob())).isEqualTo(png));
+        assertThat(client.readResource(McpSchema.ReadResourceRequest.builder("skill://" + name + "/SKILL.md").build()).contents())
+                .singleElement().isInstanceOfSatisfying(McpSchema.TextResourceContents.class, text -> assertThat(text.text()).isEqualTo(skill(name)));
+        for (String hostile : List.of("skill://" + name + "/../../etc/passwd", "skill://" + name + "/README.md", "skill://" + name + "/scripts/none.py")) {
+            assertThatThrownBy(() -> client.readResource(McpSchema.ReadResourceRequest.builder(hostile).build())).as(hostile)
+                    .isInstanceOfSatisfying(McpError.class, e -> assertThat(e.getJsonRpcError().code()).isEqualTo(McpSchema.ErrorCodes.RESOURCE_NOT_FOUND));
+        }
+
+        Map<String, Object> script = structured(call("skill_get", Map.of("name", name, "path", "scripts/run.py")));
+        assertThat(script).containsEntry("content", "print('run')\n").containsEntry("path", "scripts/run.py").containsEntry("version", 3);
+        assertThat(script.get("files")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).hasSize(3);
+        assertThat(text(call("skill_get", Map.of("name", name, "path", "assets/logo.png")))).contains("is not text (8 bytes)",
+                "skill://" + name + "/assets/logo.png");
+        assertThat(text(call("skill_get", Map.of("name", name, "path", "../x")))).contains("has a .. part");
+        assertThat(call("skill_delete", Map.of("name", name)).isError()).isFalse();
     }
 
     @Test

@@ -1,5 +1,8 @@
 package dev.skillforge.server.mcp;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.server.config.SecuritySettings;
@@ -12,6 +15,9 @@ import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTranspor
 import io.modelcontextprotocol.spec.McpSchema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -133,6 +139,107 @@ class McpHttpDoorSecurityTest {
             assertThat(discover.statusCode()).isEqualTo(400);
             assertThat(discover.body()).contains("Session ID required");
             assertThat(post(server.url("/mcp"), INITIALIZE, Map.of()).statusCode()).as("the fallback works").isEqualTo(200);
+        }
+    }
+
+    /**
+     * What the SDK could not read it answered with its exceptions' texts (class names, a quote of the whole body, the
+     * chain of causes); each is now a JSON-RPC error, status 400, that says what was wrong, with the request's id when
+     * it had a valid one.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+            cut short         | {"jsonrpc":"2.0","id":1,"method":                                           | -32700 | null | Parse error: it ends too early (a string, array or object is not closed)
+            not JSON          | {"jsonrpc":"2.0","id":1,"method":ping}                                       | -32700 | null | Parse error: unknown word 'ping' (text must be in double quotes)
+            two messages      | {"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"} | -32700 | null | Parse error: more follows the message (send one message)
+            a batch           | [{"jsonrpc":"2.0","id":1,"method":"ping"}]                                   | -32600 | null | Invalid Request: a batch (a JSON array) of messages: MCP takes one message at a time
+            not an object     | "ping"                                                                       | -32600 | null | Invalid Request: a message is a JSON object, not a string
+            JSON-RPC 1.0      | {"jsonrpc":"1.0","id":1,"method":"ping"}                                     | -32600 | 1    | Invalid Request: 'jsonrpc' must be "2.0"
+            a null id         | {"jsonrpc":"2.0","id":null,"method":"ping"}                                  | -32600 | null | Invalid Request: 'id' must be a string of at most 200 characters or an integer, not null
+            a fractional id   | {"jsonrpc":"2.0","id":1.5,"method":"ping"}                                   | -32600 | null | Invalid Request: 'id' must be a string of at most 200 characters or an integer, not a number
+            a number method   | {"jsonrpc":"2.0","id":"a","method":7}                                        | -32600 | a    | Invalid Request: 'method' must be a string, not a number
+            string params     | {"jsonrpc":"2.0","id":1,"method":"tools/list","params":"all"}                | -32602 | 1    | Invalid params: 'params' must be an object, not a string
+            a string client   | {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":"me"}} | -32602 | 1 | `Invalid params: initialize needs {"protocolVersion": "…", "capabilities": {…}, "clientInfo": {"name": "…", "version": "…"}}`
+            no params         | {"jsonrpc":"2.0","id":1,"method":"initialize"}                              | -32602 | 1    | `Invalid params: initialize needs {"protocolVersion": "…", "capabilities": {…}, "clientInfo": {"name": "…", "version": "…"}}`
+            params first     | {"params":{"capabilities":7},"jsonrpc":"2.0","id":1,"method":"initialize"}  | -32602 | 1    | `Invalid params: initialize needs {"protocolVersion": "…", "capabilities": {…}, "clientInfo": {"name": "…", "version": "…"}}`
+            nothing to do     | {"jsonrpc":"2.0","id":1}                                                     | -32600 | 1    | Invalid Request: a message has a 'method' (a request or a notification) or a 'result' or an 'error' (a response)
+            both answers      | {"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}        | -32600 | 1    | Invalid Request: a response has a 'result' or an 'error', not both
+            a bad error       | {"jsonrpc":"2.0","id":1,"error":{"code":"x"}}                                | -32600 | 1    | Invalid Request: 'error' must be an object with an integer 'code' and a string 'message'
+            """)
+    void aMessageTheServerCannotTakeIsAJsonRpcErrorThatSaysWhyAndNothingOfTheServer(String why, String body, int code, String id,
+                                                                                    String message, @TempDir Path data) throws Exception {
+        try (ServerHarness server = new ServerHarness(data, new SimScript())) {
+            HttpResponse<String> answer = post(server.url("/mcp"), body, Map.of());
+
+            assertThat(answer.statusCode()).as(why).isEqualTo(400);
+            assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+            JsonNode error = Json.parse(answer.body());
+            assertThat(error.path("jsonrpc").asText()).isEqualTo("2.0");
+            assertThat(error.path("id").asText()).as(why).isEqualTo(id);
+            assertThat(error.path("error").path("code").asInt()).as(why).isEqualTo(code);
+            assertThat(error.path("error").path("message").asText()).as(why).startsWith(message);
+            assertThat(answer.body()).as(why).doesNotContain("Exception").doesNotContain("io.modelcontextprotocol").doesNotContain("Caused by")
+                    .doesNotContain("Source").doesNotContain("java.");
+        }
+    }
+
+    @Test
+    void anIdLongerThan200CharactersIsRefusedWithoutBeingEchoed(@TempDir Path data) throws Exception {
+        try (ServerHarness server = new ServerHarness(data, new SimScript())) {
+            HttpResponse<String> answer = post(server.url("/mcp"), "{\"jsonrpc\":\"2.0\",\"id\":\"" + "i".repeat(5000) + "\",\"method\":\"ping\"}", Map.of());
+
+            assertThat(answer.statusCode()).isEqualTo(400);
+            assertThat(Json.parse(answer.body()).path("id").isNull()).isTrue();
+            assertThat(answer.body()).doesNotContain("iii").hasSizeLessThan(300);
+        }
+    }
+
+    /**
+     * An 8 MB client name was kept by its session for half an hour and logged whole: a session keeps, and the log
+     * shows, at most 200 characters of each of its client's name, title and version, and nothing else it describes.
+     */
+    @Test
+    void aSessionKeepsAndLogsOnlyABoundedDescriptionOfItsClient(@TempDir Path data) throws Exception {
+        ListAppender<ILoggingEvent> connected = new ListAppender<>();
+        connected.start();
+        Logger log = (Logger) LoggerFactory.getLogger(SkillForgeMcp.class);
+        log.addAppender(connected);
+        try (ServerHarness server = new ServerHarness(data, new SimScript())) {
+            String other = "x".repeat(1_000_000);
+            HttpResponse<String> answer = post(server.url("/mcp"), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                    + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"experimental\":{\"x\":\"" + other + "\"}},\"clientInfo\":"
+                    + "{\"name\":\"" + "n".repeat(8_000_000) + "\",\"version\":\"" + "v".repeat(1_000_000) + "\",\"description\":\"" + other
+                    + "\"}}}", Map.of());
+
+            assertThat(answer.statusCode()).isEqualTo(200);
+            assertThat(connected.list).singleElement().satisfies(line -> assertThat(line.getFormattedMessage())
+                    .isEqualTo("MCP client " + "n".repeat(200) + "… " + "v".repeat(200) + "… connected (protocol 2025-11-25)"));
+        } finally {
+            log.detachAppender(connected);
+        }
+    }
+
+    @Test
+    void atMostAThousandSessionsAreOpenAtOnceAndAnEndedOneMakesRoom(@TempDir Path data) throws Exception {
+        try (ServerHarness server = new ServerHarness(data, new SimScript())) {
+            String last = null;
+            for (int i = 0; i < McpSessions.MAX_SESSIONS; i++) {
+                HttpResponse<String> opened = post(server.url("/mcp"), INITIALIZE, Map.of());
+                assertThat(opened.statusCode()).as("session %d", i).isEqualTo(200);
+                last = opened.headers().firstValue("Mcp-Session-Id").orElseThrow();
+            }
+
+            HttpResponse<String> refused = post(server.url("/mcp"), INITIALIZE, Map.of());
+            assertThat(refused.statusCode()).isEqualTo(503);
+            JsonNode error = Json.parse(refused.body());
+            assertThat(error.path("id").asInt()).isEqualTo(1);
+            assertThat(error.path("error").path("code").asInt()).isEqualTo(-32000);
+            assertThat(error.path("error").path("message").asText()).startsWith("The server holds the most MCP sessions it keeps (1,000)");
+
+            HttpResponse<String> ended = HTTP.send(HttpRequest.newBuilder(URI.create(server.url("/mcp"))).header("Mcp-Session-Id", last)
+                    .DELETE().build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(ended.statusCode()).isEqualTo(200);
+            assertThat(post(server.url("/mcp"), INITIALIZE, Map.of()).statusCode()).isEqualTo(200);
         }
     }
 

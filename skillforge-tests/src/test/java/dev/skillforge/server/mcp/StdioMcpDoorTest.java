@@ -19,6 +19,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The MCP contract over stdio: {@code Main mcp} in a child JVM started by the SDK's stdio client, as
@@ -138,6 +140,59 @@ class StdioMcpDoorTest extends McpDoorContract {
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("the process ends when stdin closes").isTrue();
         assertThat(process.exitValue()).isZero();
         assertThat(Files.readString(log)).contains("[Cache Debug]").contains("MCP client closed stdin: stopping");
+    }
+
+    /**
+     * A line the server cannot take ended the session without a word; each is now answered with a JSON-RPC error that
+     * says what was wrong (id {@code null} when it had no valid one) and the session goes on, a line over the limit
+     * included (read to its end, not kept).
+     */
+    @Test
+    void aLineItCannotTakeIsAnsweredWithAJsonRpcErrorAndTheSessionGoesOn() throws Exception {
+        Path log = Files.createDirectories(Path.of("target", "process-logs")).resolve("mcp-stdio-bad-lines.log");
+        ProcessBuilder builder = McpStdioProcess.withoutInheritedSettings(new ProcessBuilder(command())).redirectError(log.toFile());
+        builder.environment().putAll(McpStdioProcess.environment(sim, Files.createTempDirectory("mcp-stdio-bad-lines")));
+        Process process = builder.start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        try {
+            try (OutputStream in = process.getOutputStream()) {
+                // A session that ended without a word leaves its client waiting for an answer forever: bounded here.
+                assertTimeoutPreemptively(Duration.ofSeconds(60), () -> answersEveryBadLineAndGoesOn(in, out));
+            }
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("the process ends when stdin closes").isTrue();
+            assertThat(process.exitValue()).isZero();
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    private static void answersEveryBadLineAndGoesOn(OutputStream in, BufferedReader out) throws IOException {
+        send(in, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":");
+        assertError(out.readLine(), -32700, null, "Parse error: it ends too early (a string, array or object is not closed)");
+        send(in, "[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]");
+        assertError(out.readLine(), -32600, null, "Invalid Request: a batch (a JSON array) of messages: MCP takes one message at a time");
+        send(in, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{\"capabilities\":7}}");
+        assertError(out.readLine(), -32602, 3, "Invalid params: initialize needs");
+        send(in, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{\"pad\":\"" + "x".repeat(McpStdio.MAX_MESSAGE_BYTES) + "\"}}");
+        assertError(out.readLine(), -32600, null, "Invalid Request: the message is longer than " + String.format("%,d", McpStdio.MAX_MESSAGE_BYTES)
+                + " bytes; it was skipped");
+
+        send(in, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+                + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
+        assertThat(Json.parse(out.readLine()).path("result").path("protocolVersion").asText()).isEqualTo("2025-11-25");
+        send(in, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+        send(in, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\"}");
+        assertThat(Json.parse(out.readLine()).path("result").path("tools").get(0).path("name").asText()).isEqualTo("chat");
+    }
+
+    private static void assertError(String line, int code, Integer id, String message) throws IOException {
+        assertThat(line).as("an answer, not the end of the session").isNotNull().doesNotContain("Exception").doesNotContain("io.modelcontextprotocol")
+                .doesNotContain("Caused by").doesNotContain("xxxx");
+        JsonNode error = Json.parse(line);
+        assertThat(error.path("jsonrpc").asText()).isEqualTo("2.0");
+        assertThat(error.path("id").isNull() ? null : error.path("id").asInt()).isEqualTo(id);
+        assertThat(error.path("error").path("code").asInt()).isEqualTo(code);
+        assertThat(error.path("error").path("message").asText()).startsWith(message);
     }
 
     private static List<String> command() {

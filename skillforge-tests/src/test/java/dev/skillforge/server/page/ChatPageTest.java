@@ -1,6 +1,7 @@
 package dev.skillforge.server.page;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.server.people.Caller;
 import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Locator;
@@ -356,7 +357,7 @@ class ChatPageTest extends BrowserTest {
         assertThat(page.locator(".conversation")).hasCount(1);
         assertThat(titles).hasText(new String[]{"The second conversation"});
         assertThat(page.locator("#turns .user-text")).hasText("The second conversation"); // the shown one stays
-        assertThat(server.conversations.list(10, 0)).hasSize(1);
+        assertThat(server.conversations.list(Caller.LOCAL, 10, 0)).hasSize(1);
     }
 
     @Test

@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The chat page when a conversation outgrows the model's context window (README: Context window). */
 class ContextCutPageTest extends BrowserTest {
 
-    /** Small, so that a few turns outgrow it (the system prompt alone is some 630 tokens). */
-    private static final int WINDOW = 4096;
+    /** Small, so that a few turns outgrow it (the system prompt alone is some 930 tokens). */
+    private static final int WINDOW = 4608;
     private static final String NOTES = "---\nname: coffee-notes\ndescription: Notes on grinding and brewing coffee.\n---\n# Coffee notes\n\n"
             + "Grind coarse for cold brew and French press, fine for espresso, medium for filters. ".repeat(20);
     private static final String ANSWER = "Grind coarse, as the notes say.";

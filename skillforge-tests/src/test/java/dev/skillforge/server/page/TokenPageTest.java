@@ -1,6 +1,7 @@
 package dev.skillforge.server.page;
 
 import com.microsoft.playwright.Locator;
+import dev.skillforge.server.people.Caller;
 import com.microsoft.playwright.Response;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.server.config.SecuritySettings;
@@ -60,8 +61,8 @@ class TokenPageTest extends BrowserTest {
         Locator refused = command(turn, "cmd-0-2");
         assertThat(refused).hasAttribute("data-status", "failed");
         assertThat(refused.locator(".command-output")).containsText("not allowed: 'rm'; allowed: ls, touch");
-        String conversation = server.conversations.list(1, 0).getFirst().id();
-        assertThat(server.server.workspaces().open(conversation).root().resolve("notes.txt")).exists();
+        String conversation = server.conversations.list(Caller.LOCAL, 1, 0).getFirst().id();
+        assertThat(server.server.workspaces().open(Caller.LOCAL_ID, conversation).root().resolve("notes.txt")).exists();
 
         // A reload re-attaches from the cookie; a browser without it sees only the sign-in page.
         page.reload();

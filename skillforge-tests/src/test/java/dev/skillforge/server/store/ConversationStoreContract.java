@@ -1,6 +1,7 @@
 package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.store.ConversationStore.Renewal;
@@ -72,7 +73,7 @@ abstract class ConversationStoreContract {
     // ------------------------------------------------------------------------- helpers
 
     static ConversationRecord conversation(String id, long updatedAt) {
-        return new ConversationRecord(id, "Title of " + id, "You forge skills.\n", "sim", "sim-1", 1_000, updatedAt);
+        return new ConversationRecord(id, "Title of " + id, "You forge skills.\n", "sim", "sim-1", 1_000, updatedAt, Caller.LOCAL_ID);
     }
 
     static StoredEntry entry(String conversationId, int seq, String content) {
@@ -105,17 +106,17 @@ abstract class ConversationStoreContract {
     @Test
     void createsAndReadsAConversation() {
         ConversationRecord record = new ConversationRecord("c-1", "Cold brew", "System prompt \r\n\t ", "openai",
-                "gpt-4o-mini", 1_700_000_000_000L, 1_700_000_000_123L);
+                "gpt-4o-mini", 1_700_000_000_000L, 1_700_000_000_123L, Caller.LOCAL_ID);
 
         store().apply(List.of(new CreateConversation(record)));
 
         assertThat(store().conversation("c-1")).contains(record);
-        assertThat(store().count()).isEqualTo(1);
+        assertThat(store().count(Caller.LOCAL_ID)).isEqualTo(1);
     }
 
     @Test
     void aForkKeepsWhereItCameFromAndItsCacheKey() {
-        ConversationRecord fork = new ConversationRecord("c-2", "Cold brew", "prompt", "sim", "sim-1", 5, 6, "c-1", "c-1/c-2");
+        ConversationRecord fork = new ConversationRecord("c-2", "Cold brew", "prompt", "sim", "sim-1", 5, 6, "c-1", "c-1/c-2", Caller.LOCAL_ID);
 
         store().apply(List.of(new CreateConversation(fork)));
 
@@ -132,14 +133,14 @@ abstract class ConversationStoreContract {
                 entry("bread", 0, "Sourdough starter care"), entry("bread", 1, "Feed it daily."),
                 entry("old-coffee", 0, "Brewing coffee the old way"));
 
-        assertThat(ids(store().search("brew", 10))).containsExactly("coffee", "old-coffee"); // "brew" starts "Brewing"
-        assertThat(ids(store().search("TWELVE hours", 10))).containsExactly("coffee");
-        assertThat(ids(store().search("title of bread", 10))).containsExactly("bread"); // the title
-        assertThat(ids(store().search("daily brew", 10))).isEmpty(); // the words are in two conversations
-        assertThat(ids(store().search("brew", 1))).containsExactly("coffee");
-        assertThat(ids(store().search("\" OR * - ( :", 10))).isEmpty();
+        assertThat(ids(store().search(Caller.LOCAL_ID, "brew", 10))).containsExactly("coffee", "old-coffee"); // "brew" starts "Brewing"
+        assertThat(ids(store().search(Caller.LOCAL_ID, "TWELVE hours", 10))).containsExactly("coffee");
+        assertThat(ids(store().search(Caller.LOCAL_ID, "title of bread", 10))).containsExactly("bread"); // the title
+        assertThat(ids(store().search(Caller.LOCAL_ID, "daily brew", 10))).isEmpty(); // the words are in two conversations
+        assertThat(ids(store().search(Caller.LOCAL_ID, "brew", 1))).containsExactly("coffee");
+        assertThat(ids(store().search(Caller.LOCAL_ID, "\" OR * - ( :", 10))).isEmpty();
         store().apply(List.of(new Write.DeleteConversation("coffee")));
-        assertThat(ids(store().search("twelve", 10))).isEmpty(); // gone with its conversation
+        assertThat(ids(store().search(Caller.LOCAL_ID, "twelve", 10))).isEmpty(); // gone with its conversation
     }
 
     private static List<String> ids(List<ConversationRecord> records) {
@@ -148,7 +149,7 @@ abstract class ConversationStoreContract {
 
     @Test
     void aConversationMayHaveNoTitleProviderOrModel() {
-        ConversationRecord record = new ConversationRecord("c-1", null, "prompt", null, null, 5, 6);
+        ConversationRecord record = new ConversationRecord("c-1", null, "prompt", null, null, 5, 6, Caller.LOCAL_ID);
 
         store().apply(List.of(new CreateConversation(record)));
 
@@ -160,8 +161,8 @@ abstract class ConversationStoreContract {
         assertThat(store().conversation("nope")).isEmpty();
         assertThat(store().entries("nope")).isEmpty();
         assertThat(store().turns("nope")).isEmpty();
-        assertThat(store().count()).isZero();
-        assertThat(store().conversations(10, 0)).isEmpty();
+        assertThat(store().count(Caller.LOCAL_ID)).isZero();
+        assertThat(store().conversations(Caller.LOCAL_ID, 10, 0)).isEmpty();
     }
 
     @Test
@@ -170,10 +171,10 @@ abstract class ConversationStoreContract {
         ConversationRecord first = store().conversation("c-1").orElseThrow();
 
         store().apply(List.of(new CreateConversation(
-                new ConversationRecord("c-1", "Other", "Other prompt", "gemini", "g", 7, 9_999))));
+                new ConversationRecord("c-1", "Other", "Other prompt", "gemini", "g", 7, 9_999, Caller.LOCAL_ID))));
 
         assertThat(store().conversation("c-1")).contains(first);
-        assertThat(store().count()).isEqualTo(1);
+        assertThat(store().count(Caller.LOCAL_ID)).isEqualTo(1);
     }
 
     @Test
@@ -184,10 +185,10 @@ abstract class ConversationStoreContract {
         create("c-d", 200);
         create("C-e", 100); // code point order: upper case before lower case, whatever the locale
 
-        List<String> all = store().conversations(10, 0).stream().map(ConversationRecord::id).toList();
+        List<String> all = store().conversations(Caller.LOCAL_ID, 10, 0).stream().map(ConversationRecord::id).toList();
 
         assertThat(all).containsExactly("c-c", "c-d", "C-e", "c-a", "c-b");
-        assertThat(store().count()).isEqualTo(5);
+        assertThat(store().count(Caller.LOCAL_ID)).isEqualTo(5);
     }
 
     @Test
@@ -199,14 +200,14 @@ abstract class ConversationStoreContract {
 
         List<String> paged = new ArrayList<>();
         for (int offset = 0; offset < 25; offset += 10) {
-            store().conversations(10, offset).forEach(c -> paged.add(c.id()));
+            store().conversations(Caller.LOCAL_ID, 10, offset).forEach(c -> paged.add(c.id()));
         }
 
         assertThat(paged).isEqualTo(expected);
-        assertThat(store().conversations(10, 20)).hasSize(5);
-        assertThat(store().conversations(10, 25)).isEmpty();
-        assertThat(store().conversations(0, 0)).isEmpty();
-        assertThatThrownBy(() -> store().conversations(-1, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(store().conversations(Caller.LOCAL_ID, 10, 20)).hasSize(5);
+        assertThat(store().conversations(Caller.LOCAL_ID, 10, 25)).isEmpty();
+        assertThat(store().conversations(Caller.LOCAL_ID, 0, 0)).isEmpty();
+        assertThatThrownBy(() -> store().conversations(Caller.LOCAL_ID, -1, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     // ---------------------------------------------------------------------- entries
@@ -272,7 +273,7 @@ abstract class ConversationStoreContract {
 
         assertThat(store().entries("c-1")).containsExactly(entry("c-1", 0, "hello"), entry("c-1", 1, "hi"));
         assertThat(store().turns("c-1")).containsExactly(turn("c-1", 0, "complete"));
-        assertThat(store().count()).isEqualTo(1);
+        assertThat(store().count(Caller.LOCAL_ID)).isEqualTo(1);
     }
 
     @Test
@@ -297,7 +298,7 @@ abstract class ConversationStoreContract {
 
         append(entryAt("c-2", 0, 9_000), entryAt("c-2", 1, 7_000));
         assertThat(updatedAt("c-2")).isEqualTo(9_000);
-        assertThat(store().conversations(1, 0).getFirst().id()).isEqualTo("c-2");
+        assertThat(store().conversations(Caller.LOCAL_ID, 1, 0).getFirst().id()).isEqualTo("c-2");
     }
 
     @Test
@@ -361,7 +362,7 @@ abstract class ConversationStoreContract {
     void anEmptyBatchDoesNothing() {
         store().apply(List.of());
 
-        assertThat(store().count()).isZero();
+        assertThat(store().count(Caller.LOCAL_ID)).isZero();
     }
 
     // ------------------------------------------------------------------------ turns
@@ -426,7 +427,7 @@ abstract class ConversationStoreContract {
         assertThat(store().conversation("c-1")).isEmpty();
         assertThat(store().entries("c-1")).isEmpty();
         assertThat(store().turns("c-1")).isEmpty();
-        assertThat(store().count()).isEqualTo(1);
+        assertThat(store().count(Caller.LOCAL_ID)).isEqualTo(1);
         assertThat(store().entries("c-2")).hasSize(1);
         assertThat(store().acquireLease("c-1", "B", 2_000, 60_000))
                 .as("the lease went with the conversation").isEqualTo(new Lease.Held("c-1", 1, 62_000));
@@ -511,7 +512,7 @@ abstract class ConversationStoreContract {
         assertThat(store().conversation("c-1")).isEmpty();
         assertThat(store().entries("c-1")).isEmpty();
         assertThat(store().turns("c-1")).isEmpty();
-        assertThat(store().count()).isZero();
+        assertThat(store().count(Caller.LOCAL_ID)).isZero();
     }
 
     @Test
@@ -554,8 +555,9 @@ abstract class ConversationStoreContract {
 
         assertThat(store().acquireLease("c-1", "B", 1_100, 500)).isEqualTo(new Lease.HeldElsewhere("c-1", "A", 1_500));
 
-        assertThat(store().renewLeases("A", Set.of("c-1"), 1_200, 500)).isEqualTo(new Renewal(Set.of("c-1"), Set.of("c-1")));
-        assertThat(store().renewLeases("B", Set.of("c-1"), 1_200, 500)).isEqualTo(new Renewal(Set.of(), Set.of()));
+        assertThat(store().renewLeases("A", Set.of("c-1"), 1_200, 500)).isEqualTo(new Renewal(Set.of("c-1"), Set.of("c-1"), Set.of()));
+        assertThat(store().renewLeases("B", Set.of("c-1"), 1_200, 500)).as("held by A: not B's, and not unleased")
+                .isEqualTo(new Renewal(Set.of(), Set.of(), Set.of()));
         assertThat(store().acquireLease("c-1", "A", 1_300, 500))
                 .as("the holder renewing keeps the request pending").isEqualTo(new Lease.Held("c-1", 1, 1_800));
         assertThat(store().renewLeases("A", Set.of("c-1"), 1_400, 500).requested()).containsExactly("c-1");
@@ -570,7 +572,7 @@ abstract class ConversationStoreContract {
 
         assertThat(store().acquireLease("c-1", "B", 1_200, 60_000)).isEqualTo(new Lease.Held("c-1", 2, 61_200));
         assertThat(store().renewLeases("B", Set.of("c-1"), 1_300, 60_000))
-                .as("B's own request is no longer pending").isEqualTo(new Renewal(Set.of("c-1"), Set.of()));
+                .as("B's own request is no longer pending").isEqualTo(new Renewal(Set.of("c-1"), Set.of(), Set.of()));
         assertThat(store().renewLeases("A", Set.of("c-1"), 1_300, 60_000).held()).isEmpty();
         store().releaseLease("c-1", "B");
         assertThat(store().acquireLease("c-1", "B", 1_400, 60_000))
@@ -621,11 +623,11 @@ abstract class ConversationStoreContract {
 
         Renewal renewal = store().renewLeases("A", Set.of("c-1", "c-2", "c-3", "c-4"), 1_400, 1_000);
 
-        assertThat(renewal).isEqualTo(new Renewal(Set.of("c-1", "c-2"), Set.of()));
+        assertThat(renewal).as("c-4 has no lease at all").isEqualTo(new Renewal(Set.of("c-1", "c-2"), Set.of(), Set.of("c-4")));
         assertThat(store().acquireLease("c-1", "B", 2_000, 500)).isEqualTo(new Lease.HeldElsewhere("c-1", "A", 2_400));
         assertThat(store().acquireLease("c-3", "A", 1_600, 500))
                 .as("B's lease was not extended by A").isEqualTo(new Lease.Held("c-3", 2, 2_100));
-        assertThat(store().renewLeases("A", Set.of(), 1_700, 500)).isEqualTo(new Renewal(Set.of(), Set.of()));
+        assertThat(store().renewLeases("A", Set.of(), 1_700, 500)).isEqualTo(new Renewal(Set.of(), Set.of(), Set.of()));
     }
 
     @Test
@@ -644,6 +646,8 @@ abstract class ConversationStoreContract {
 
         assertThat(renewal.held()).hasSize(1_100 - 367).doesNotContain("c-0", "c-3").contains("c-1", "c-1099");
         assertThat(renewal.requested()).containsExactly("c-1");
+        assertThat(store().renewLeases("A", Set.of("c-1", "c-1100", "c-1101"), 1_300, 500).unleased())
+                .containsExactlyInAnyOrder("c-1100", "c-1101");
     }
 
     @Test

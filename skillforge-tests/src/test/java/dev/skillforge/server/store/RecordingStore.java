@@ -38,18 +38,23 @@ final class RecordingStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> search(String text, int limit) {
-        return delegate.search(text, limit);
+    public Optional<ConversationRecord> conversation(String owner, String id) {
+        return delegate.conversation(owner, id);
     }
 
     @Override
-    public List<ConversationRecord> conversations(int limit, int offset) {
-        return delegate.conversations(limit, offset);
+    public List<ConversationRecord> search(String owner, String text, int limit) {
+        return delegate.search(owner, text, limit);
     }
 
     @Override
-    public long count() {
-        return delegate.count();
+    public List<ConversationRecord> conversations(String owner, int limit, int offset) {
+        return delegate.conversations(owner, limit, offset);
+    }
+
+    @Override
+    public long count(String owner) {
+        return delegate.count(owner);
     }
 
     @Override

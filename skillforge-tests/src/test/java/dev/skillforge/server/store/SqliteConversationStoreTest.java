@@ -11,13 +11,18 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The conformance suite on the embedded SQLite file, plus what only the embedded database does. */
 class SqliteConversationStoreTest extends ConversationStoreContract {
+
+    /** The connections of the embedded database's pool (Database). */
+    private static final int SQLITE_POOL_SIZE = 4;
 
     @TempDir
     Path tempDir;
@@ -55,8 +60,60 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
     }
 
     @Test
+    void aFullDatabaseIsAStorageFailureLeasesStillRenewInPlaceAndTheSameWritesGoInOnceThereIsRoom() throws SQLException {
+        JdbcConversationStore store = (JdbcConversationStore) store();
+        store.apply(List.of(new CreateConversation(conversation("c-1", 100))));
+        store.acquireLease("c-1", "A", 1_000, 500);
+        List<Write> needsRoom = List.of(new AppendEntry(entry("c-1", 0, "x".repeat(200_000))));
+
+        allowGrowth(store, false);
+        assertThatThrownBy(() -> store.apply(needsRoom)).isInstanceOf(StorageFailureException.class)
+                .hasMessageContaining("SQLITE_FULL");
+        assertThat(store.renewLeases("A", Set.of("c-1"), 1_200, 500).held()).as("a renewal changes its row in place")
+                .containsExactly("c-1");
+        assertThat(store.entries("c-1")).as("nothing of the failed batch").isEmpty();
+
+        allowGrowth(store, true);
+        store.apply(needsRoom);
+        assertThat(store.entries("c-1")).extracting(StoredEntry::content).containsExactly("x".repeat(200_000));
+    }
+
+    /**
+     * Lets the database file grow, or keeps it at its size as a full disk would (SQLite's {@code max_page_count}, set on
+     * every connection of the pool: SQLITE_FULL, "database or disk is full", for whatever needs a new page).
+     */
+    private static void allowGrowth(JdbcConversationStore store, boolean allowed) throws SQLException {
+        List<Connection> pool = new ArrayList<>();
+        try {
+            for (int i = 0; i < SQLITE_POOL_SIZE; i++) {
+                pool.add(store.database().connection());
+            }
+            for (Connection connection : pool) {
+                try (Statement statement = connection.createStatement()) {
+                    String pages = allowed ? "4294967294" : pragma(statement, "page_count");
+                    statement.execute("PRAGMA max_page_count = " + pages);
+                }
+            }
+        } finally {
+            for (Connection connection : pool) {
+                connection.close();
+            }
+        }
+    }
+
+    @Test
     void reopeningKeepsTheDataAndAppliesNoMigrationTwice() throws SQLException {
         store().apply(List.of(new CreateConversation(conversation("c-1", 100)), new AppendEntry(entry("c-1", 0, "kept"))));
+        int applied;
+        String newest;
+        try (Connection connection = ((JdbcConversationStore) store()).database().connection();
+             Statement statement = connection.createStatement();
+             ResultSet history = statement.executeQuery("SELECT COUNT(*), MAX(version) FROM flyway_schema_history WHERE success = 1")) {
+            history.next();
+            applied = history.getInt(1);
+            newest = history.getString(2);
+        }
+        assertThat(applied).as("every migration, V1 on").isGreaterThanOrEqualTo(8);
         store().close();
 
         try (JdbcConversationStore reopened = JdbcConversationStore.open(null, null, null, dataDir());
@@ -66,8 +123,8 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
                      "SELECT COUNT(*), MAX(version) FROM flyway_schema_history WHERE success = 1")) {
             assertThat(reopened.entries("c-1")).containsExactly(entry("c-1", 0, "kept"));
             history.next();
-            assertThat(history.getInt(1)).isEqualTo(7);
-            assertThat(history.getString(2)).isEqualTo("7");
+            assertThat(history.getInt(1)).as("no migration applied twice").isEqualTo(applied);
+            assertThat(history.getString(2)).isEqualTo(newest);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.skillforge.server.store;
 
 import dev.skillforge.testkit.ServerProcess;
+import dev.skillforge.server.people.Caller;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,7 +56,7 @@ class SqliteKillDurabilityTest {
                 assertThat(restarted.entries(id)).as(id).hasSize(3);
                 assertThat(restarted.turns(id)).as(id).containsExactly(((Write.PutTurn) expected.getLast()).turn());
             }
-            assertThat(restarted.count()).isGreaterThanOrEqualTo(flushed);
+            assertThat(restarted.count(Caller.LOCAL_ID)).isGreaterThanOrEqualTo(flushed);
             try (Connection connection = restarted.database().connection();
                  Statement statement = connection.createStatement();
                  ResultSet check = statement.executeQuery("PRAGMA integrity_check")) {

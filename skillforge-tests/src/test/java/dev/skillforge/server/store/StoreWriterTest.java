@@ -1,6 +1,7 @@
 package dev.skillforge.server.store;
 
 import dev.skillforge.testkit.OutageSimulatingStore;
+import dev.skillforge.server.people.Caller;
 import dev.skillforge.testkit.LatencyInjectingStore;
 import dev.skillforge.server.store.Write.AppendEntry;
 import dev.skillforge.server.store.Write.CreateConversation;
@@ -124,7 +125,7 @@ class StoreWriterTest {
         assertThat(writer.health().failing()).isTrue();
         assertThat(writer.health().lastError()).contains("Simulated outage");
         assertThat(writer.health().pending()).isEqualTo(writes.size());
-        assertThat(database.count()).isZero();
+        assertThat(database.count(Caller.LOCAL_ID)).isZero();
 
         outage.setDown(false);
 

@@ -66,7 +66,7 @@ class TracingEndToEndTest {
             List<ReceivedSpan> spans = receiver.spans();
             assertThat(spans).extracting(ReceivedSpan::name)
                     .containsExactlyInAnyOrder("invoke_agent skillforge", "chat " + SimProviderServer.MODEL, "chat " + SimProviderServer.MODEL,
-                            "execute_tool skill");
+                            "execute_tool shell");
 
             ReceivedSpan turn = only(spans, "invoke_agent");
             assertThat(turn.traceId()).as("the caller's trace goes on").isEqualTo(TRACE_ID);
@@ -74,6 +74,7 @@ class TracingEndToEndTest {
             assertThat(spans).allSatisfy(span -> assertThat(span.traceId()).isEqualTo(TRACE_ID));
             assertThat(turn.attributes()).containsEntry("gen_ai.operation.name", "invoke_agent")
                     .containsEntry("gen_ai.agent.name", "skillforge").containsEntry("gen_ai.conversation.id", id)
+                    .containsEntry("user.id", "local") // the person's id, never their name or e-mail
                     .containsEntry("gen_ai.provider.name", "skillforge.sim").containsEntry("gen_ai.request.model", SimProviderServer.MODEL)
                     .containsEntry("gen_ai.response.finish_reasons", List.of("complete"))
                     .containsEntry("skillforge.iterations", 2L).containsEntry("skillforge.commands", 1L)
@@ -104,7 +105,7 @@ class TracingEndToEndTest {
 
             ReceivedSpan tool = only(spans, "execute_tool");
             assertThat(tool.parentSpanId()).isEqualTo(turn.spanId());
-            assertThat(tool.attributes()).containsEntry("gen_ai.operation.name", "execute_tool").containsEntry("gen_ai.tool.name", "skill")
+            assertThat(tool.attributes()).containsEntry("gen_ai.operation.name", "execute_tool").containsEntry("gen_ai.tool.name", "shell")
                     .containsEntry("gen_ai.tool.call.id", "cmd-0-0").containsEntry("process.exit.code", 0L)
                     .containsEntry("skillforge.iteration", 0L);
             assertThat(tool.startNanos()).as("the command runs between the two calls").isGreaterThanOrEqualTo(chats.get(0).endNanos());
@@ -133,7 +134,8 @@ class TracingEndToEndTest {
             List<ReceivedSpan> spans = receiver.spans();
             ReceivedSpan turn = only(spans, "invoke_agent");
             assertThat(turn.isRoot()).as("no traceparent: a trace of its own").isTrue();
-            assertThat(turn.attributes()).containsEntry("skillforge.mode", "stateless").doesNotContainKey("gen_ai.conversation.id");
+            assertThat(turn.attributes()).containsEntry("skillforge.mode", "stateless").doesNotContainKey("gen_ai.conversation.id")
+                    .containsEntry("user.id", "local");
             assertThat(text(turn.attribute("gen_ai.input.messages"))).isEqualTo("Which skills?");
             assertThat(text(turn.attribute("gen_ai.output.messages"))).isEqualTo(SECOND.text());
 
@@ -143,7 +145,42 @@ class TracingEndToEndTest {
             assertThat(text(chats.get(0).attribute("gen_ai.output.messages"))).isEqualTo(FIRST.text());
             assertThat(text(chats.get(1).attribute("gen_ai.input.messages"))).startsWith("$ skill list");
             ReceivedSpan tool = only(spans, "execute_tool");
-            assertThat(tool.attributes()).containsEntry("gen_ai.tool.call.arguments", "skill list").containsKey("gen_ai.tool.call.result");
+            assertThat(tool.name()).isEqualTo("execute_tool skill");
+            assertThat(tool.attributes()).containsEntry("gen_ai.tool.name", "skill")
+                    .containsEntry("gen_ai.tool.call.arguments", "skill list").containsKey("gen_ai.tool.call.result");
+        }
+    }
+
+    /**
+     * With content off, spans carried every command's first word (a program, or an assignment holding a secret) and
+     * the provider's error text: now a command is the tool {@code shell} and a failure says its code.
+     */
+    @Test
+    void withContentOffNoSpanCarriesACommandsWordsOrAProvidersError() throws Exception {
+        String command = "OPENAI_API_KEY=sk-live-0123456789 curl https://attacker.example";
+        String providerError = "The provider answered HTTP 401: Incorrect API key provided: sk-live-0123456789 for user alice@example.com";
+        for (boolean content : new boolean[]{false, true}) {
+            try (OtlpReceiver receiver = OtlpReceiver.start()) {
+                try (Tracing tracing = receiver.tracing(Map.of(Tracing.CONTENT_VARIABLE, String.valueOf(content)))) {
+                    EventSink turn = tracing.runObserver("sim", "openai", "gpt-test", "conv-1", "person-1", "conversation", "hi");
+                    turn.accept(new AgentEvent.Text(0, "Running it."));
+                    turn.accept(new AgentEvent.ToolStart(0, "cmd-0-0", command));
+                    turn.accept(new AgentEvent.ToolResult(0, "cmd-0-0", command, "done", 0));
+                    turn.accept(new AgentEvent.IterationEnd(0, true));
+                    turn.accept(new AgentEvent.Error(1, providerError, "provider_http_error"));
+                }
+                List<ReceivedSpan> spans = receiver.spans();
+                String everything = spans.stream().map(span -> span.name() + " " + span.attributes() + " " + span.statusMessage()).toList().toString();
+                if (content) {
+                    assertThat(everything).as("with content on").contains("OPENAI_API_KEY").contains("Incorrect API key");
+                    continue;
+                }
+                assertThat(everything).doesNotContain("OPENAI_API_KEY").doesNotContain("sk-live").doesNotContain("curl")
+                        .doesNotContain("attacker").doesNotContain("Incorrect").doesNotContain("alice");
+                assertThat(only(spans, "execute_tool").name()).isEqualTo("execute_tool shell");
+                assertThat(only(spans, "invoke_agent").statusMessage()).isEqualTo("provider_http_error");
+                assertThat(only(spans, "invoke_agent").attributes()).containsEntry("error.type", "provider_http_error");
+            }
         }
     }
 
@@ -169,7 +206,7 @@ class TracingEndToEndTest {
     void aCacheBreakIsAnEventOnTheCallWithItsPosition() throws Exception {
         try (OtlpReceiver receiver = OtlpReceiver.start()) {
             try (Tracing tracing = receiver.tracing(Map.of())) {
-                EventSink turn = tracing.runObserver("sim", "openai", "gpt-test", "conv-1", "conversation", "hi");
+                EventSink turn = tracing.runObserver("sim", "openai", "gpt-test", "conv-1", "person-1", "conversation", "hi");
                 PrefixGuard.Observer guard = tracing.guardObserver(found -> { });
                 guard.verdict("conv-1", PrefixGuard.Verdict.BREAK,
                         new PrefixGuard.Break("conv-1", "sim", "gpt-test", 3, 2, 17, 4, 5));

@@ -1,7 +1,9 @@
 package dev.skillforge.server.webpage;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.server.config.WebSettings;
+import dev.skillforge.testkit.TestDocuments;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -11,12 +13,14 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The page fetcher against a page server on 127.0.0.1 (the one place the test switch lets it reach) and the
@@ -41,12 +45,17 @@ class WebFetcherTest {
         page("/notes.txt", 200, "text/plain", "plain notes");
         page("/image.png", 200, "image/png", "PNG");
         page("/missing", 404, "text/html", "no");
+        page("/quotes.html", 200, "text/html", new String(TestDocuments.nestedHtml("blockquote", 5_000), StandardCharsets.UTF_8));
+        page("/elements.html", 200, "text/html", "<html><body>" + "<p><b>x".repeat(200_000) + "</body></html>");
         redirect("/hop", "/page.html");
         redirect("/to-other-port", "http://127.0.0.1:" + otherPort + "/healthz");
         redirect("/to-metadata", "http://169.254.169.254/latest/meta-data/");
         redirect("/to-ipv6-loopback", "http://[::1]:" + port + "/page.html");
         redirect("/to-file", "file:///etc/passwd");
         redirect("/loop", "/loop");
+        redirect("/to-unclosed-bracket", "http://[::1");
+        redirect("/to-space", "/a page with spaces");
+        redirect("/to-no-port", "http://127.0.0.1:99999/");
         pages.createContext("/giant", exchange -> {
             exchange.getResponseHeaders().add("Content-Type", "text/html");
             exchange.sendResponseHeaders(200, 0);
@@ -88,12 +97,22 @@ class WebFetcherTest {
 
     @Test
     void readsAPageAsMarkdownWithItsTitleFollowingARedirect() throws Exception {
-        WebFetcher.Page page = fetcher.fetch(url("/hop"));
+        WebFetcher.Page page = fetch(url("/hop"));
 
         assertThat(page.url()).isEqualTo(url("/page.html"));
         assertThat(page.title()).isEqualTo("Cold brew");
         assertThat(page.markdown()).isEqualTo("# Cold brew\n\nSteep *16 hours*.");
-        assertThat(fetcher.fetch(url("/notes.txt")).markdown()).isEqualTo("plain notes");
+        assertThat(fetch(url("/notes.txt")).markdown()).isEqualTo("plain notes");
+    }
+
+    @Test
+    void hostilePagesGetTheLimitsOfAttachedHtmlWhileTheyAreRead() throws Exception {
+        WebFetcher.Page quotes = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> fetch(url("/quotes.html")));
+        assertThat(quotes.markdown().lines().filter(line -> line.endsWith("word"))).hasSize(5_000);
+        assertThat(quotes.markdown().lines()).allSatisfy(line -> assertThat(line).matches("(> ){1,8}word|>( >){0,7}"));
+
+        assertThatThrownBy(() -> fetch(url("/elements.html"))).isInstanceOf(WebFetcher.FetchException.class)
+                .hasMessage(url("/elements.html") + " has more than 200000 HTML elements");
     }
 
     @Test
@@ -120,18 +139,41 @@ class WebFetcherTest {
         corpus.put("http://[fd00::1]/", "unique local");
         corpus.put("http://[fe80::1]/", "link-local");
         corpus.put("http://224.0.0.1/", "multicast");
+        corpus.put("http://192.0.2.1/", "documentation");
+        corpus.put("http://198.51.100.7/", "documentation");
+        corpus.put("http://203.0.113.9/", "documentation");
+        corpus.put("http://[2001:db8::1]/", "documentation");
+        corpus.put("http://[3fff::1]/", "documentation");
+        corpus.put("http://192.88.99.1/", "reserved");
+        corpus.put("http://[100::1]/", "reserved");
+        corpus.put("http://[2001:2::1]/", "reserved");
+        corpus.put("http://[5f00::1]/", "reserved");
+        corpus.put("http://[64:ff9b:1::808:808]/", "reserved");
+        corpus.put("http://[64:ff9b::a00:1]/", "private address inside an IPv6 address");
+        corpus.put("http://127.0.0.1:0/", "port 0, which does not exist");
         corpus.put(url("/to-other-port"), "loopback");
         corpus.put(url("/to-metadata"), "link-local");
         corpus.put(url("/to-ipv6-loopback"), "loopback");
         corpus.put(url("/to-file"), "http and https pages only");
         corpus.put(url("/loop"), "redirects more than 5 times");
+        corpus.put(url("/to-unclosed-bracket"), "redirects to 'http://[::1', which is not a valid address");
+        corpus.put(url("/to-space"), "redirects to '/a page with spaces', which is not a valid address");
+        corpus.put(url("/to-no-port"), "port 99999, which does not exist");
         corpus.put(url("/giant"), "larger than 2 MiB");
         corpus.put(url("/slow"), "within 2 s");
         corpus.put(url("/image.png"), "image/png, not a page web get reads");
         corpus.put(url("/missing"), "answered HTTP 404");
         for (var entry : corpus.entrySet()) {
-            assertThatThrownBy(() -> fetcher.fetch(entry.getKey())).as(entry.getKey())
+            assertThatThrownBy(() -> fetch(entry.getKey())).as(entry.getKey())
                     .isInstanceOf(WebFetcher.FetchException.class).hasMessageContaining(entry.getValue());
+        }
+    }
+
+    @Test
+    void publicAddressesPassTheGuardWhateverTheirForm() throws Exception {
+        for (String address : List.of("93.184.215.14", "8.8.8.8", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "2a00:1450:4001:80b::200e",
+                "::ffff:8.8.8.8", "64:ff9b::808:808", "192.0.1.1", "192.0.3.1", "198.51.99.1", "203.0.114.1", "2001:db9::1", "2001:200::1")) {
+            assertThat(AddressGuard.refusal(InetAddress.getByName(address))).as(address).isNull();
         }
     }
 
@@ -139,12 +181,16 @@ class WebFetcherTest {
     void theOperatorsHostListLimitsWhatMayBeFetched() {
         WebFetcher listed = new WebFetcher(new WebSettings(true, List.of("example.com"), port), 2);
         try {
-            assertThatThrownBy(() -> listed.fetch(url("/page.html"))).hasMessageContaining("not on this server's list");
+            assertThatThrownBy(() -> listed.fetch(url("/page.html"), new Cancellation())).hasMessageContaining("not on this server's list");
             assertThat(new WebSettings(true, List.of("example.com"), 0).allowsHost("docs.example.com")).isTrue();
             assertThat(new WebSettings(true, List.of("example.com"), 0).allowsHost("badexample.com")).isFalse();
         } finally {
             listed.close();
         }
+    }
+
+    private WebFetcher.Page fetch(String address) throws WebFetcher.FetchException {
+        return fetcher.fetch(address, new Cancellation());
     }
 
     private void page(String path, int status, String type, String body) {

@@ -110,7 +110,7 @@ class GeminiAgentTurnEndToEndTest {
 
             assertThat(events.getLast().type()).isEqualTo("done");
             assertThat(events.getLast().text("stopReason")).isEqualTo("complete");
-            assertThat(server.skills().get("cold-brew-coffee")).isPresent();
+            assertThat(server.skills().current(dev.skillforge.server.skill.SkillAccess.LOCAL, "cold-brew-coffee")).isPresent();
         }
     }
 

@@ -1,13 +1,15 @@
-package dev.skillforge.server.run;
+package dev.skillforge.server.conversation;
 
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.CommandRunner;
+import dev.skillforge.server.price.TokenPrices;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.function.Function;
+import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * What runs stateless turns ({@code POST /api/agent} with the whole history): the default provider's loop, and
@@ -15,9 +17,12 @@ import java.util.function.Function;
  * share one workspace of their own.
  *
  * @param loop     the default provider's loop, without a prefix guard
- * @param commands the command runner of a stateless conversation's key
+ * @param commands the command runner of a person (its first argument: their id) and a stateless conversation's key
+ * @param budgets  what each person may spend: a stateless turn counts as any other
+ * @param prices   what the default provider's tokens cost, when known
  */
-public record StatelessAgent(AgentLoop loop, Function<String, CommandRunner> commands) {
+public record StatelessAgent(AgentLoop loop, BiFunction<String, String, CommandRunner> commands, Budgets budgets,
+                             Optional<TokenPrices> prices) {
 
     /**
      * A stateless conversation has no id, but its first message never changes: a key derived from it is the same for

@@ -1,0 +1,382 @@
+package dev.skillforge.server.store;
+
+import dev.skillforge.server.people.Caller;
+import dev.skillforge.server.people.Person;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * The people of a team server and their credentials, in the conversation database (so every instance of a fleet
+ * sees the same): who signed in, their sessions, their personal access tokens, the sign-ins under way, and what
+ * each spent by month. Secrets are never stored, only their SHA-256 (hex), which the caller computes.
+ *
+ * <p>A session or token resolves to its person only while the person is not disabled, in the same query, so a
+ * disable stops every credential of theirs on every instance at the next request.
+ */
+public final class JdbcPeopleStore {
+
+    private static final String PERSON_COLUMNS = "id, issuer, subject, name, email, email_verified, disabled, monthly_budget_micros,"
+            + " first_sign_in, last_sign_in";
+    private static final String PERSON_COLUMNS_OF_P = "p.id, p.issuer, p.subject, p.name, p.email, p.email_verified, p.disabled,"
+            + " p.monthly_budget_micros, p.first_sign_in, p.last_sign_in";
+
+    /** A person with what an admin sees of them. */
+    public record Summary(Person person, long conversations, long tokens, long spentMicrosThisMonth) {
+    }
+
+    /** A personal access token as listed (never its secret). */
+    public record Token(String id, String name, long createdAtMillis, OptionalLong lastUsedAtMillis) {
+    }
+
+    /** A sign-in under way, as saved when the browser was sent to the issuer. */
+    public record SignInAttempt(String verifier, String nonce, long createdAtMillis) {
+    }
+
+    private final Database database;
+    private final Transactions work;
+
+    public JdbcPeopleStore(Database database) {
+        this.database = Objects.requireNonNull(database, "database");
+        this.work = new Transactions(database);
+    }
+
+    // ---------------------------------------------------------------------------------- people
+
+    /**
+     * Records a sign-in (or a first use of an issuer's access token): the person of {@code issuer} and {@code subject},
+     * made with a new id the first time, with the name and e-mail the issuer gave now.
+     */
+    public Person signedIn(String issuer, String subject, String name, String email, boolean emailVerified, long nowMillis) {
+        return work.write("record a sign-in", connection -> {
+            try (PreparedStatement update = connection.prepareStatement("UPDATE people SET name = ?, email = ?, email_verified = ?,"
+                    + " last_sign_in = ? WHERE issuer = ? AND subject = ?")) {
+                update.setString(1, name);
+                update.setString(2, email);
+                update.setInt(3, emailVerified ? 1 : 0);
+                update.setLong(4, nowMillis);
+                update.setString(5, issuer);
+                update.setString(6, subject);
+                if (update.executeUpdate() == 0) {
+                    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO people (" + PERSON_COLUMNS
+                            + ") VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?) ON CONFLICT (issuer, subject) DO NOTHING")) {
+                        insert.setString(1, UUID.randomUUID().toString());
+                        insert.setString(2, issuer);
+                        insert.setString(3, subject);
+                        insert.setString(4, name);
+                        insert.setString(5, email);
+                        insert.setInt(6, emailVerified ? 1 : 0);
+                        insert.setLong(7, nowMillis);
+                        insert.setLong(8, nowMillis);
+                        insert.executeUpdate();
+                    }
+                }
+            }
+            try (PreparedStatement select = connection.prepareStatement("SELECT " + PERSON_COLUMNS + " FROM people WHERE issuer = ?"
+                    + " AND subject = ?")) {
+                select.setString(1, issuer);
+                select.setString(2, subject);
+                try (ResultSet rows = select.executeQuery()) {
+                    rows.next();
+                    return person(rows);
+                }
+            }
+        });
+    }
+
+    /** The person who signs in with {@code issuer} and {@code subject}, if they did before. */
+    public Optional<Person> person(String issuer, String subject) {
+        return work.rows("read a person", "SELECT " + PERSON_COLUMNS + " FROM people WHERE issuer = ? AND subject = ?",
+                JdbcPeopleStore::person, issuer, subject).stream().findFirst();
+    }
+
+    public Optional<Person> person(String id) {
+        return work.rows("read a person", "SELECT " + PERSON_COLUMNS + " FROM people WHERE id = ?", JdbcPeopleStore::person, id)
+                .stream().findFirst();
+    }
+
+    /** Everyone who signed in, by first sign-in, with their conversations, tokens and spend in {@code month}. */
+    public List<Summary> people(String month) {
+        return work.rows("list the people", "SELECT " + PERSON_COLUMNS_OF_P + ","
+                        + " (SELECT COUNT(*) FROM conversations c WHERE c.owner = p.id),"
+                        + " (SELECT COUNT(*) FROM access_tokens t WHERE t.person_id = p.id),"
+                        + " COALESCE((SELECT s.micro_usd FROM spend s WHERE s.person_id = p.id AND s.month = ?), 0)"
+                        + " FROM people p ORDER BY p.first_sign_in, p.id",
+                rows -> new Summary(person(rows), rows.getLong(11), rows.getLong(12), rows.getLong(13)), month);
+    }
+
+    /**
+     * Changes what an admin may change of a person; an absent value is left as it was.
+     *
+     * @param budgetMicros the new monthly budget ({@code OptionalLong.empty()} inside a present value: none of their own)
+     * @return the person as changed, or empty when there is none with this id
+     */
+    public Optional<Person> update(String id, Optional<Boolean> disabled, Optional<OptionalLong> budgetMicros) {
+        work.write("change a person", connection -> {
+            if (disabled.isPresent()) {
+                try (PreparedStatement update = connection.prepareStatement("UPDATE people SET disabled = ? WHERE id = ?")) {
+                    update.setInt(1, disabled.get() ? 1 : 0);
+                    update.setString(2, id);
+                    update.executeUpdate();
+                }
+                if (disabled.get()) {
+                    try (PreparedStatement sessions = connection.prepareStatement("DELETE FROM sessions WHERE person_id = ?")) {
+                        sessions.setString(1, id);
+                        sessions.executeUpdate();
+                    }
+                }
+            }
+            if (budgetMicros.isPresent()) {
+                try (PreparedStatement update = connection.prepareStatement("UPDATE people SET monthly_budget_micros = ? WHERE id = ?")) {
+                    if (budgetMicros.get().isPresent()) {
+                        update.setLong(1, budgetMicros.get().getAsLong());
+                    } else {
+                        update.setNull(1, Types.BIGINT);
+                    }
+                    update.setString(2, id);
+                    update.executeUpdate();
+                }
+            }
+            return null;
+        });
+        return person(id);
+    }
+
+    /**
+     * Gives {@code personId} what the built-in person of a server without sign-in owned (conversations, skills with their
+     * history, and spend), as the first admin of a team server that was one person's before.
+     *
+     * @return how many conversations changed owner
+     */
+    public int claimLocal(String personId) {
+        return work.write("give the one person's data to " + personId, connection -> {
+            int conversations;
+            try (PreparedStatement update = connection.prepareStatement("UPDATE conversations SET owner = ? WHERE owner = ?")) {
+                update.setString(1, personId);
+                update.setString(2, Caller.LOCAL_ID);
+                conversations = update.executeUpdate();
+            }
+            claimSkills(connection, personId);
+            try (PreparedStatement update = connection.prepareStatement("UPDATE spend SET person_id = ? WHERE person_id = ?"
+                    + " AND NOT EXISTS (SELECT 1 FROM spend mine WHERE mine.person_id = ? AND mine.month = spend.month)")) {
+                update.setString(1, personId);
+                update.setString(2, Caller.LOCAL_ID);
+                update.setString(3, personId);
+                update.executeUpdate();
+            }
+            return conversations;
+        });
+    }
+
+    /**
+     * The one person's skills, versions and contents, copied to {@code personId} and then removed (their keys hold the
+     * owner, which foreign keys tie together: copied rather than changed in place); only when {@code personId} has no
+     * skill yet, so no name meets another.
+     */
+    private static void claimSkills(java.sql.Connection connection, String personId) throws SQLException {
+        try (PreparedStatement mine = connection.prepareStatement("SELECT 1 FROM skill_versions WHERE owner = ?")) {
+            mine.setString(1, personId);
+            try (ResultSet rows = mine.executeQuery()) {
+                if (rows.next()) {
+                    return;
+                }
+            }
+        }
+        for (String sql : List.of(
+                "INSERT INTO skill_blobs (owner, sha256, size, data) SELECT ?, sha256, size, data FROM skill_blobs WHERE owner = ?",
+                "INSERT INTO skill_versions (owner, name, version, created_at, door, conversation_id, restored_from, deleted, description)"
+                        + " SELECT ?, name, version, created_at, door, conversation_id, restored_from, deleted, description"
+                        + " FROM skill_versions WHERE owner = ?",
+                "INSERT INTO skill_version_files (owner, name, version, path, sha256, size)"
+                        + " SELECT ?, name, version, path, sha256, size FROM skill_version_files WHERE owner = ?")) {
+            try (PreparedStatement copy = connection.prepareStatement(sql)) {
+                copy.setString(1, personId);
+                copy.setString(2, Caller.LOCAL_ID);
+                copy.executeUpdate();
+            }
+        }
+        for (String table : List.of("skill_version_files", "skill_versions", "skill_blobs")) {
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE owner = ?")) {
+                delete.setString(1, Caller.LOCAL_ID);
+                delete.executeUpdate();
+            }
+        }
+    }
+
+    // -------------------------------------------------------------------------------- sessions
+
+    public void addSession(String secretHash, String personId, long nowMillis, long expiresAtMillis) {
+        work.write("start a session", connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO sessions (secret_hash, person_id, created_at,"
+                    + " expires_at) VALUES (?, ?, ?, ?)")) {
+                insert.setString(1, secretHash);
+                insert.setString(2, personId);
+                insert.setLong(3, nowMillis);
+                insert.setLong(4, expiresAtMillis);
+                insert.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    /** The person of a live session of someone not disabled. */
+    public Optional<Person> sessionPerson(String secretHash, long nowMillis) {
+        return work.rows("read a session", "SELECT " + PERSON_COLUMNS_OF_P + " FROM sessions s JOIN people p ON p.id = s.person_id"
+                + " WHERE s.secret_hash = ? AND s.expires_at > ? AND p.disabled = 0", JdbcPeopleStore::person, secretHash, nowMillis)
+                .stream().findFirst();
+    }
+
+    /** Ends a session (sign-out), and every session that expired before {@code nowMillis}. */
+    public void removeSession(String secretHash, long nowMillis) {
+        work.write("end a session", connection -> {
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM sessions WHERE secret_hash = ? OR expires_at <= ?")) {
+                delete.setString(1, secretHash);
+                delete.setLong(2, nowMillis);
+                delete.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------- tokens
+
+    public Token addToken(String personId, String name, String secretHash, long nowMillis) {
+        String id = UUID.randomUUID().toString();
+        work.write("make a token", connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO access_tokens (id, person_id, name, secret_hash,"
+                    + " created_at, last_used_at) VALUES (?, ?, ?, ?, ?, NULL)")) {
+                insert.setString(1, id);
+                insert.setString(2, personId);
+                insert.setString(3, name);
+                insert.setString(4, secretHash);
+                insert.setLong(5, nowMillis);
+                insert.executeUpdate();
+            }
+            return null;
+        });
+        return new Token(id, name, nowMillis, OptionalLong.empty());
+    }
+
+    /** A person's tokens, newest first. */
+    public List<Token> tokens(String personId) {
+        return work.rows("list tokens", "SELECT id, name, created_at, last_used_at FROM access_tokens WHERE person_id = ?"
+                        + " ORDER BY created_at DESC, id",
+                rows -> {
+                    long used = rows.getLong(4);
+                    return new Token(rows.getString(1), rows.getString(2), rows.getLong(3),
+                            rows.wasNull() ? OptionalLong.empty() : OptionalLong.of(used));
+                }, personId);
+    }
+
+    /** @return whether {@code personId} had a token {@code id} (another person's is not theirs to revoke) */
+    public boolean removeToken(String personId, String id) {
+        return work.write("revoke a token", connection -> {
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM access_tokens WHERE id = ? AND person_id = ?")) {
+                delete.setString(1, id);
+                delete.setString(2, personId);
+                return delete.executeUpdate() > 0;
+            }
+        });
+    }
+
+    /** The person of a token of someone not disabled. */
+    public Optional<Person> tokenPerson(String secretHash) {
+        return work.rows("read a token", "SELECT " + PERSON_COLUMNS_OF_P + " FROM access_tokens t JOIN people p ON p.id = t.person_id"
+                + " WHERE t.secret_hash = ? AND p.disabled = 0", JdbcPeopleStore::person, secretHash).stream().findFirst();
+    }
+
+    /** Notes a token's use. */
+    public void tokenUsed(String secretHash, long nowMillis) {
+        work.write("note a token's use", connection -> {
+            try (PreparedStatement update = connection.prepareStatement("UPDATE access_tokens SET last_used_at = ? WHERE secret_hash = ?")) {
+                update.setLong(1, nowMillis);
+                update.setString(2, secretHash);
+                update.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    // -------------------------------------------------------------------------------- sign-ins
+
+    public void addSignIn(String stateHash, String verifier, String nonce, long nowMillis) {
+        work.write("start a sign-in", connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO sign_ins (state_hash, verifier, nonce, created_at)"
+                    + " VALUES (?, ?, ?, ?)")) {
+                insert.setString(1, stateHash);
+                insert.setString(2, verifier);
+                insert.setString(3, nonce);
+                insert.setLong(4, nowMillis);
+                insert.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The sign-in whose state hashes to {@code stateHash}, removed so it is used once, if it started after
+     * {@code notBeforeMillis}; sign-ins older than that are removed too.
+     */
+    public Optional<SignInAttempt> takeSignIn(String stateHash, long notBeforeMillis) {
+        return work.write("finish a sign-in", connection -> {
+            Optional<SignInAttempt> found = Optional.empty();
+            try (PreparedStatement select = connection.prepareStatement("SELECT verifier, nonce, created_at FROM sign_ins"
+                    + " WHERE state_hash = ? AND created_at > ?")) {
+                select.setString(1, stateHash);
+                select.setLong(2, notBeforeMillis);
+                try (ResultSet rows = select.executeQuery()) {
+                    if (rows.next()) {
+                        found = Optional.of(new SignInAttempt(rows.getString(1), rows.getString(2), rows.getLong(3)));
+                    }
+                }
+            }
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM sign_ins WHERE state_hash = ? OR created_at <= ?")) {
+                delete.setString(1, stateHash);
+                delete.setLong(2, notBeforeMillis);
+                delete.executeUpdate();
+            }
+            return found;
+        });
+    }
+
+    // ----------------------------------------------------------------------------------- spend
+
+    /** What {@code personId} spent in {@code month} ({@code YYYY-MM}), in millionths of a dollar. */
+    public long spentMicros(String personId, String month) {
+        return work.rows("read a person's spend", "SELECT micro_usd FROM spend WHERE person_id = ? AND month = ?",
+                rows -> rows.getLong(1), personId, month).stream().findFirst().orElse(0L);
+    }
+
+    /** Adds {@code micros} to what {@code personId} spent in {@code month}; instances add at once without losing any. */
+    public void addSpend(String personId, String month, long micros) {
+        work.write("count a turn's cost", connection -> {
+            try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO spend (person_id, month, micro_usd) VALUES (?, ?, ?)"
+                    + " ON CONFLICT (person_id, month) DO UPDATE SET micro_usd = spend.micro_usd + excluded.micro_usd")) {
+                upsert.setString(1, personId);
+                upsert.setString(2, month);
+                upsert.setLong(3, micros);
+                upsert.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    private static Person person(ResultSet rows) throws SQLException {
+        long budget = rows.getLong(8);
+        OptionalLong monthlyBudget = rows.wasNull() ? OptionalLong.empty() : OptionalLong.of(budget);
+        return new Person(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4), rows.getString(5),
+                rows.getInt(6) == 1, rows.getInt(7) == 1, monthlyBudget, rows.getLong(9), rows.getLong(10));
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcPeopleStore[" + database.description() + "]";
+    }
+}
