@@ -2,6 +2,9 @@
 
 /** An answer that was not 2xx: carries the server's {"error": {code, message, problems?}}. */
 export class ApiError extends Error {
+  /** The window event sent when the server answers 401: the session ended (signed out elsewhere, expired, disabled). */
+  static UNAUTHENTICATED = 'skillforge:unauthenticated';
+
   constructor(status, code, message, problems = []) {
     super(message);
     this.status = status;
@@ -23,6 +26,9 @@ async function failure(response) {
     }
   } catch {
     // not JSON: keep the generic message
+  }
+  if (response.status === 401) {
+    window.dispatchEvent(new Event(ApiError.UNAUTHENTICATED));
   }
   return new ApiError(response.status, code, message, problems);
 }
@@ -85,6 +91,15 @@ export const api = {
   skillVersionFileUrl: (name, version, path) => skillPath(name) + `/versions/${version}/files/` + filePath(path),
   /** What a skill's download is called: named by the skill, as the server names it too. */
   skillFileName: name => name + '-SKILL.md',
+  publishSkill: name => call('POST', skillPath(name) + '/publish', {}),
+  me: () => call('GET', '/api/me'),
+  usage: () => call('GET', '/api/me/usage'),
+  tokens: () => call('GET', '/api/tokens'),
+  createToken: name => call('POST', '/api/tokens', { name }),
+  revokeToken: id => call('DELETE', '/api/tokens/' + encodeURIComponent(id)),
+  people: () => call('GET', '/api/admin/users'),
+  changePerson: (id, patch) => call('PATCH', '/api/admin/users/' + encodeURIComponent(id), patch),
+  signOut: () => call('POST', '/auth/logout', {}),
 
   /**
    * Starts a turn; resolves to the streaming response once its headers arrived. With files, the message goes

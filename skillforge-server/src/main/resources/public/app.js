@@ -1,6 +1,7 @@
 // The chat page: conversations, sending a message and following its turn, stop, re-attaching after
 // a reload or a switch, the provider picker and label, theme and layout. It talks only to the server's API.
 
+import { Account } from './account.js';
 import { api, readEvents } from './api.js';
 import { ProviderPicker, describeProvider } from './providers.js';
 import { costText, element, formatCount } from './render.js';
@@ -53,6 +54,7 @@ const actions = {
 };
 
 const skills = new SkillsPanel(message => toast(message));
+const account = new Account(message => toast(message));
 
 // A new chat's provider: chosen before its first message (a conversation keeps its provider for good).
 const picker = new ProviderPicker({
@@ -210,6 +212,9 @@ async function send(text, files = []) {
       openConversation(run.id);
       return;
     }
+    if (e.code === 'budget_spent') {
+      account.refreshUsage();
+    }
     view.failedToStart(describe(e), retryable(e.code) ? 'retry' : null);
     keepInBox(text); // not sent: it can be changed and sent again
     refreshConversations();
@@ -332,6 +337,7 @@ function turnEnded(run, cache) {
   refreshConversations();
   refreshConversationUsage(run.id, run.view, cache.turn);
   skills.refresh();
+  account.refreshUsage();
 }
 
 /** Marks a cut made in the followed turn; where its kept entry is shown comes from the stored entries. */
@@ -1183,5 +1189,6 @@ if (initial) {
   showEmptyState(true);
 }
 loadProviders();
+account.load().then(() => skills.allowPublishing(account.me));
 listenForChanges();
 ui.body.dataset.ready = 'true';

@@ -40,6 +40,9 @@ export class SkillsPanel {
       await this.history.show(name);
       this.refresh();
     });
+    this.publisher = document.getElementById('skill-publish');
+    this.publisher.addEventListener('click', () => this.publish());
+    this.canPublish = false;
     this.historyToggle = document.getElementById('skill-history-toggle');
     this.historyToggle.addEventListener('click', () => this.toggleHistory());
     this.importer = new SkillImport(this.panel, async () => {
@@ -54,6 +57,23 @@ export class SkillsPanel {
         this.close();
       }
     });
+  }
+
+  /** An admin of a server with people may copy their own skills into the team library. */
+  allowPublishing(me) {
+    this.canPublish = Boolean(me && me.team && me.admin);
+  }
+
+  async publish() {
+    try {
+      await api.publishSkill(this.shown);
+    } catch (e) {
+      this.onError('Could not publish ' + this.shown + ': ' + e.message);
+      return;
+    }
+    this.onError(this.shown + ' is in the team library now: everyone can read it.'); // the page's toast, for news too
+    await this.show(this.shown);
+    this.refresh();
   }
 
   get isOpen() {
@@ -253,6 +273,7 @@ export class SkillsPanel {
     const updated = new Date(skill.createdAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
     document.getElementById('skill-version-line').textContent = `Version ${skill.version} · ${updated}`
       + (skill.library === 'team' ? ' · team library' : '');
+    this.publisher.hidden = !this.canPublish || skill.library === 'team';
     this.files.show(skill);
     if (this.shown !== skill.name) {
       this.history.hide();

@@ -70,7 +70,8 @@ public final class PeopleRoutes {
         ObjectNode body = Json.object().put("id", caller.personId());
         Optional<Person> person = team.flatMap(people -> people.person(caller.personId()));
         body.put("name", person.map(Person::name).orElse(null)).put("email", person.map(Person::email).orElse(null))
-                .put("admin", caller.admin());
+                .put("admin", caller.admin())
+                .put("team", team.isPresent());
         ConversationRoutes.json(ctx, 200, body);
     }
 
