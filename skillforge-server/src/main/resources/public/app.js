@@ -170,10 +170,11 @@ async function send(text, files = []) {
   state.stick = true;
   scrollToEnd();
   const run = startRun(view, state.id);
+  let created = null; // made for this message: not kept when the message is refused
   try {
     if (!run.id) {
       const chosen = picker.several ? picker.chosen() : null;
-      const created = await api.createConversation(chosen ? chosen.name : undefined);
+      created = await api.createConversation(chosen ? chosen.name : undefined);
       run.id = created.id;
       if (!run.detached) {
         state.id = created.id;
@@ -217,6 +218,9 @@ async function send(text, files = []) {
     }
     view.failedToStart(describe(e), retryable(e.code) ? 'retry' : null);
     keepInBox(text); // not sent: it can be changed and sent again
+    if (created && e.status >= 400 && e.status < 500) {
+      await forgetRefusedChat(created.id);
+    }
     refreshConversations();
   }
 }
@@ -241,6 +245,29 @@ async function sendInFork(turnNumber, text) {
   history.pushState(null, '', '#/c/' + encodeURIComponent(fork.id));
   await openConversation(fork.id);
   send(text);
+}
+
+/**
+ * The chat made for a first message the server refused (too large, a budget spent, a file it does not read) holds
+ * nothing: it is deleted rather than left in the list as an empty "New chat", and the page is a new chat again, with
+ * the refusal still shown and the message still in the box.
+ */
+async function forgetRefusedChat(id) {
+  deletedHere.add(id); // its change event is not news to this tab
+  try {
+    await api.remove(id);
+  } catch {
+    return; // kept: it shows in the list and can be deleted there
+  }
+  if (state.id === id) {
+    state.id = null;
+    state.lastTurn = -1;
+    history.replaceState(null, '', location.pathname + location.search);
+    showConversationUsage(null);
+    showExport(null);
+    picker.show(true);
+    markCurrent();
+  }
 }
 
 /** Puts a message that was not sent back into the empty box, so it is not lost. */
@@ -610,7 +637,10 @@ function conversationItem(conversation) {
   if (conversation.forkedFrom) {
     li.dataset.fork = 'true';
   }
-  open.addEventListener('click', closeSidebarOnPhone); // also when it is the conversation shown
+  open.addEventListener('click', () => {
+    closeSidebarOnPhone(); // also when it is the conversation shown
+    ui.input.focus(); // the next thing a person does is type, not Tab through the list
+  });
   const rename = iconButton('✎', 'Rename ' + title, 'rename');
   rename.addEventListener('click', () => startRename(li, open, conversation));
   const remove = iconButton('✕', 'Delete ' + title, 'delete');
@@ -1178,6 +1208,13 @@ function onChange(change) {
 
 // ---- start ------------------------------------------------------------------------------------
 
+// The whole hint where it fits; at phone width a placeholder cut mid-word says less than a short one.
+const narrow = window.matchMedia('(max-width: 520px)');
+const placeholder = () => {
+  ui.input.placeholder = narrow.matches ? 'Message SkillForge' : 'Message SkillForge — Enter sends, Shift+Enter adds a line';
+};
+narrow.addEventListener('change', placeholder);
+placeholder();
 applyTheme(storedTheme());
 refreshConversations();
 ui.input.focus(); // the person can type at once
