@@ -1,10 +1,12 @@
 // The chat page: conversations, sending a message and following its turn, stop, re-attaching after
-// a reload or a switch, the provider picker and label, theme and layout. It talks only to the server's API.
+// a reload or a switch, the provider picker and label, and layout (the theme and the other settings
+// are settings.js's). It talks only to the server's API.
 
 import { Account } from './account.js';
 import { api, readEvents } from './api.js';
 import { ProviderPicker, describeProvider } from './providers.js';
 import { costText, element, formatCount } from './render.js';
+import { Settings } from './settings.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
 import { ACCEPT, PendingAttachments, Preview, chip, isLongPaste, storedChips } from './attachments.js';
@@ -28,7 +30,6 @@ const ui = {
   simNotice: $('sim-notice'),
   toast: $('toast'),
   sidebarToggle: $('toggle-sidebar'),
-  theme: $('theme'),
 };
 
 const state = {
@@ -37,6 +38,7 @@ const state = {
   run: null, // the turn this page is following in the shown conversation
   load: 0, // increases on every switch, so a slow load for an earlier choice is dropped
   stick: true, // follow the stream to the bottom unless the person scrolled up
+  chat: null, // the shown conversation's provider and model, once known: {id, provider, model}
 };
 
 const preview = new Preview();
@@ -62,6 +64,15 @@ const picker = new ProviderPicker({
   select: $('provider-select'),
   note: $('provider-note'),
   onChange: provider => showProvider(provider),
+});
+const settings = new Settings({
+  onError: message => toast(message),
+  picker,
+  shownChat: () => (state.id && state.chat && state.chat.id === state.id ? state.chat : null),
+  newChatOn: name => {
+    newChat();
+    picker.choose(name);
+  },
 });
 
 // ---- the run cache: what this tab saw of a running turn, so a reload shows it at once and asks the
@@ -170,10 +181,11 @@ async function send(text, files = []) {
   state.stick = true;
   scrollToEnd();
   const run = startRun(view, state.id);
+  let created = null; // made for this message: not kept when the message is refused
   try {
     if (!run.id) {
       const chosen = picker.several ? picker.chosen() : null;
-      const created = await api.createConversation(chosen ? chosen.name : undefined);
+      created = await api.createConversation(chosen ? chosen.name : undefined);
       run.id = created.id;
       if (!run.detached) {
         state.id = created.id;
@@ -217,6 +229,9 @@ async function send(text, files = []) {
     }
     view.failedToStart(describe(e), retryable(e.code) ? 'retry' : null);
     keepInBox(text); // not sent: it can be changed and sent again
+    if (created && e.status >= 400 && e.status < 500) {
+      await forgetRefusedChat(created.id);
+    }
     refreshConversations();
   }
 }
@@ -241,6 +256,29 @@ async function sendInFork(turnNumber, text) {
   history.pushState(null, '', '#/c/' + encodeURIComponent(fork.id));
   await openConversation(fork.id);
   send(text);
+}
+
+/**
+ * The chat made for a first message the server refused (too large, a budget spent, a file it does not read) holds
+ * nothing: it is deleted rather than left in the list as an empty "New chat", and the page is a new chat again, with
+ * the refusal still shown and the message still in the box.
+ */
+async function forgetRefusedChat(id) {
+  deletedHere.add(id); // its change event is not news to this tab
+  try {
+    await api.remove(id);
+  } catch {
+    return; // kept: it shows in the list and can be deleted there
+  }
+  if (state.id === id) {
+    state.id = null;
+    state.lastTurn = -1;
+    history.replaceState(null, '', location.pathname + location.search);
+    showConversationUsage(null);
+    showExport(null);
+    picker.show(true);
+    markCurrent();
+  }
 }
 
 /** Puts a message that was not sent back into the empty box, so it is not lost. */
@@ -610,7 +648,10 @@ function conversationItem(conversation) {
   if (conversation.forkedFrom) {
     li.dataset.fork = 'true';
   }
-  open.addEventListener('click', closeSidebarOnPhone); // also when it is the conversation shown
+  open.addEventListener('click', () => {
+    closeSidebarOnPhone(); // also when it is the conversation shown
+    ui.input.focus(); // the next thing a person does is type, not Tab through the list
+  });
   const rename = iconButton('✎', 'Rename ' + title, 'rename');
   rename.addEventListener('click', () => startRename(li, open, conversation));
   const remove = iconButton('✕', 'Delete ' + title, 'delete');
@@ -964,6 +1005,7 @@ function showConversationProvider(conversation) {
   if (state.id !== conversation.id) {
     return;
   }
+  state.chat = { id: conversation.id, provider: conversation.provider, model: conversation.model };
   const configured = picker.find(conversation.provider);
   if (configured || conversation.provider) {
     showProvider({ ...configured, name: conversation.provider, model: conversation.model || (configured && configured.model) });
@@ -997,38 +1039,6 @@ async function refreshConversationProvider(id) {
   }
 }
 
-const THEMES = ['auto', 'light', 'dark'];
-const THEME_SYMBOL = { auto: '◐', light: '☀', dark: '☾' };
-
-function applyTheme(theme) {
-  if (theme === 'auto') {
-    delete document.documentElement.dataset.theme;
-  } else {
-    document.documentElement.dataset.theme = theme;
-  }
-  ui.theme.textContent = THEME_SYMBOL[theme];
-  ui.theme.setAttribute('aria-label', 'Colour theme: ' + (theme === 'auto' ? 'automatic' : theme));
-}
-
-function storedTheme() {
-  try {
-    const theme = localStorage.getItem('skillforge.theme');
-    return THEMES.includes(theme) ? theme : 'auto';
-  } catch {
-    return 'auto';
-  }
-}
-
-ui.theme.addEventListener('click', () => {
-  const next = THEMES[(THEMES.indexOf(storedTheme()) + 1) % THEMES.length];
-  try {
-    localStorage.setItem('skillforge.theme', next);
-  } catch {
-    // not remembered, still applied
-  }
-  applyTheme(next);
-});
-
 function closeSidebarOnPhone() {
   ui.body.classList.remove('sidebar-open');
   ui.sidebarToggle.setAttribute('aria-expanded', 'false');
@@ -1051,8 +1061,8 @@ $('chat').addEventListener('click', () => {
   }
 });
 document.addEventListener('keydown', event => {
-  if (event.defaultPrevented) {
-    return; // handled where it happened (a confirmation, a rename, the skills panel)
+  if (event.defaultPrevented || document.querySelector('dialog[open]')) {
+    return; // handled where it happened (a confirmation, a rename, the skills panel, a dialog)
   }
   if (event.key === 'Escape' && ui.body.classList.contains('sidebar-open')) {
     closeSidebarOnPhone();
@@ -1068,6 +1078,8 @@ document.addEventListener('keydown', event => {
   } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === 'o') {
     event.preventDefault(); // Ctrl+Shift+O: a new chat, ChatGPT's shortcut
     newChat();
+  } else {
+    settings.handleKey(event);
   }
 });
 
@@ -1178,7 +1190,14 @@ function onChange(change) {
 
 // ---- start ------------------------------------------------------------------------------------
 
-applyTheme(storedTheme());
+// The whole hint where it fits; at phone width a placeholder cut mid-word says less than a short one.
+const narrow = window.matchMedia('(max-width: 520px)');
+const placeholder = () => {
+  ui.input.placeholder = narrow.matches ? 'Message SkillForge' : 'Message SkillForge — Enter sends, Shift+Enter adds a line';
+};
+narrow.addEventListener('change', placeholder);
+placeholder();
+settings.load();
 refreshConversations();
 ui.input.focus(); // the person can type at once
 const initial = idFromHash();

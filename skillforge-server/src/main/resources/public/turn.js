@@ -5,7 +5,7 @@
 // its own status, so the same command written twice shows twice (seed 003).
 
 import { LiveMarkdown } from './live-markdown.js';
-import { copyButton, costText, element, formatCount, renderBudget, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
+import { copyButton, costText, element, formatCount, renderBudget, renderMarkdown, safeHttpUrl, scrollable, splitShell } from './render.js';
 
 const STATUS_LABEL = {
   queued: 'queued',
@@ -455,7 +455,7 @@ export class TurnView {
     const text = element('code', 'command-text');
     const status = element('span', 'status');
     summary.append(element('span', 'prompt', '$'), text, status);
-    const output = element('pre', 'command-output');
+    const output = scrollable(element('pre', 'command-output'));
     const exit = element('div', 'command-exit');
     const copy = copyButton('Copy the output of ' + command.command.split('\n')[0], () => command.result ?? '', 'copy-output');
     block.append(summary, output, exit, copy);
@@ -493,11 +493,11 @@ export class TurnView {
     this.rawEl.hidden = stored.length === 0;
     const blocks = [this.rawEl.firstChild];
     for (const it of stored) {
-      const raw = element('pre', 'raw-content', it.raw);
+      const raw = scrollable(element('pre', 'raw-content', it.raw));
       raw.dataset.iteration = String(it.index);
       blocks.push(element('div', 'raw-label', 'assistant (iteration ' + (it.index + 1) + ')'), raw);
       if (it.toolOutput !== null) {
-        const tool = element('pre', 'raw-tool-output', it.toolOutput);
+        const tool = scrollable(element('pre', 'raw-tool-output', it.toolOutput));
         tool.dataset.iteration = String(it.index);
         blocks.push(element('div', 'raw-label', 'tool'), tool);
       }

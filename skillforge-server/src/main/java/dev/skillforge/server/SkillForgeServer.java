@@ -4,6 +4,7 @@ import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.http.PeopleRoutes;
+import dev.skillforge.server.http.PreferenceRoutes;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.error.ConfigurationException;
@@ -207,6 +208,7 @@ public final class SkillForgeServer implements AutoCloseable {
                         return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
                     }, config -> {
                         people.register(config);
+                        new PreferenceRoutes(started.preferences()).register(config);
                         McpHttpDoor.mount(config, mcp, httpSecurity);
                         started.tracing().mount(config);
                     });

@@ -66,6 +66,7 @@ public final class ConversationService implements AutoCloseable {
     private final ConversationStore store;
     private final ConversationCommands commands;
     private final Budgets budgets;
+    private final PersonalDefaults defaults;
     private final ConversationTimings timings;
     private final InstantSource clock;
     private final String instanceId;
@@ -79,26 +80,28 @@ public final class ConversationService implements AutoCloseable {
     /** A service with its own random instance id, no budgets, the default timings and the system clock (tests). */
     public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
                                ConversationCommands commands) {
-        this(store, writer, systemPrompt, models, commands, Budgets.NONE, UUID.randomUUID().toString(), ConversationTimings.DEFAULTS,
-                InstantSource.system());
+        this(store, writer, systemPrompt, models, commands, Budgets.NONE, PersonalDefaults.NONE, UUID.randomUUID().toString(),
+                ConversationTimings.DEFAULTS, InstantSource.system());
     }
 
     /**
      * @param systemPrompt the system prompt new conversations are fixed to (it is stored with each)
      * @param commands     where each conversation's commands run
      * @param budgets      what each person may still spend: checked before a turn, told what it cost after
+     * @param defaults     what each person chose for the conversations they start (provider, instructions)
      * @param instanceId   this server's lease owner id ({@link InstanceIdentity}): the same across restarts on one data folder
      * @param clock        the time for records, leases and idle eviction
      */
     public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
-                               ConversationCommands commands, Budgets budgets, String instanceId, ConversationTimings timings,
-                               InstantSource clock) {
+                               ConversationCommands commands, Budgets budgets, PersonalDefaults defaults, String instanceId,
+                               ConversationTimings timings, InstantSource clock) {
         this.store = store;
         this.writer = writer;
         this.systemPrompt = systemPrompt;
         this.models = models;
         this.commands = commands;
         this.budgets = budgets;
+        this.defaults = defaults;
         this.timings = timings;
         this.clock = clock;
         this.instanceId = instanceId;
@@ -147,18 +150,20 @@ public final class ConversationService implements AutoCloseable {
     }
 
     /**
-     * Creates a conversation of {@code caller} fixed to a provider and its model ({@code null}: the default), with
-     * the system prompt of this server: none of them changes afterwards.
+     * Creates a conversation of {@code caller} fixed to a provider and its model ({@code null}: the caller's default, else
+     * the server's), with the system prompt of this server and the caller's own instructions: none of them changes
+     * afterwards.
      */
     public ConversationRecord create(Caller caller, String title, String provider, String model) {
         refuseWhileDraining();
         refuseWhileStorageFails();
         String validTitle = title == null ? "" : validTitle(title);
-        ConversationModels.Choice choice = models.choose(provider, model);
+        PersonalDefaults.Start start = defaults.start(caller.personId());
+        ConversationModels.Choice choice = choose(provider, model, start);
         long now = clock.millis();
         String id = UUID.randomUUID().toString(); // 122 random bits from SecureRandom
-        ConversationRecord record = new ConversationRecord(id, validTitle, systemPrompt, choice.provider(), choice.model(), now, now,
-                caller.personId());
+        ConversationRecord record = new ConversationRecord(id, validTitle, start.systemPrompt(systemPrompt), choice.provider(),
+                choice.model(), now, now, caller.personId());
         // A new random id cannot be leased by anyone else yet: the lease is written with the conversation.
         long created = writer.submit(new Write.CreateConversation(record, instanceId, now + timings.leaseTtl().toMillis()));
         hot.adopt(hot.newCopy(record, List.of(), List.of(),
@@ -169,6 +174,19 @@ public final class ConversationService implements AutoCloseable {
         writer.flush(timings.storeWait());
         changes.publish("created", record);
         return record;
+    }
+
+    /** The provider asked for; else the person's default while it is still configured; else the server's. */
+    private ConversationModels.Choice choose(String provider, String model, PersonalDefaults.Start start) {
+        if (provider != null || model != null || start.provider().isEmpty()) {
+            return models.choose(provider, model);
+        }
+        try {
+            return models.choose(start.provider().get(), null);
+        } catch (ConversationException e) {
+            log.info("the default provider '{}' a person chose is not configured any more: the server's default is used", start.provider().get());
+            return models.choose(null, null);
+        }
     }
 
     /** What changes in the conversations here, for the pages' live lists. */

@@ -281,6 +281,31 @@ abstract class PeopleIsolationContract {
     }
 
     @Test
+    @Order(5)
+    void eachPersonsSettingsAreTheirOwnAndStartOnlyTheirChats() throws Exception {
+        HttpResponse<String> saved = sendWithToken(alice, "PUT", "/api/me/settings",
+                "{\"defaultProvider\":null,\"theme\":\"dark\",\"instructions\":\"Sign every answer as Alice's agent.\"}");
+        assertThat(saved.statusCode()).as(saved.body()).isEqualTo(200);
+        assertThat(Json.parse(send(bob, "GET", "/api/me/settings", null).body()).path("instructions").asText()).isEmpty();
+        assertThat(Json.parse(send(alice, "GET", "/api/me/settings", null).body()).path("theme").asText()).isEqualTo("dark");
+
+        String bobs = Json.parse(send(bob, "POST", "/api/conversations", "{}").body()).path("id").asText();
+        String alices = Json.parse(send(alice, "POST", "/api/conversations", "{}").body()).path("id").asText();
+        assertThat(systemPrompt(bob, bobs)).doesNotContain("Alice's agent");
+        assertThat(systemPrompt(alice, alices)).endsWith("Sign every answer as Alice's agent.\n");
+    }
+
+    /** The system prompt a conversation's next request carries, from its JSON export. */
+    private static String systemPrompt(Person person, String conversation) throws Exception {
+        HttpResponse<String> export = send(person, "GET", "/api/conversations/" + conversation + "/export", null);
+        assertThat(export.statusCode()).as(export.body()).isEqualTo(200);
+        JsonNode messages = Json.parse(export.body());
+        JsonNode system = (messages.isArray() ? messages : messages.path("messages")).path(0);
+        assertThat(system.path("role").asText()).as(export.body()).isEqualTo("system");
+        return system.path("content").asText();
+    }
+
+    @Test
     @Order(6)
     void skillsArePeoplesOwnAndOnlyAdminsPublishToTheTeamLibraryEveryoneReads() throws Exception {
         String skill = "---\nname: %s\ndescription: %s\n---\n# Notes\n";

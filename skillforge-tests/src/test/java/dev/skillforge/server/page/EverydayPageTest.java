@@ -85,6 +85,46 @@ class EverydayPageTest extends BrowserTest {
     }
 
     @Test
+    void openingAChatFromTheListLeavesTheFocusInTheBoxAndStopLeavesNoRunningMark() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        start(new SimScript(SimReply.of("First."), SimReply.of("Second."),
+                SimReply.of("Writing slowly", " and more").withFault(new SimReply.Hold(1, release))));
+        open("/");
+        sendMessage("One chat");
+        awaitEnd(turns().first());
+        page.locator("#new-chat").click();
+        sendMessage("Another chat");
+        awaitEnd(turns().first());
+
+        page.locator(".conversation-open").nth(1).click();
+        assertThat(turns().first().locator(".bubble")).hasText("One chat");
+        assertThat(page.locator("#input")).isFocused();
+
+        sendMessage("Take your time");
+        assertThat(turns().nth(1).locator(".iteration .content")).containsText("Writing slowly");
+        assertThat(page.locator(".conversation[data-running=true]")).hasCount(1);
+        page.locator("#stop").click();
+        assertThat(turns().nth(1)).hasAttribute("data-status", "cancelled");
+        release.countDown();
+        assertThat(page.locator(".conversation[data-running=true]")).hasCount(0);
+    }
+
+    @Test
+    void aRefusedFirstMessageLeavesNoEmptyChatBehindAndKeepsTheMessage() throws Exception {
+        start(new SimScript(SimReply.of("unused")));
+        open("/");
+        page.locator("#file-input").setInputFiles(new com.microsoft.playwright.options.FilePayload("clip.mp4", "video/mp4", new byte[] {0, 0, 0, 24}));
+        sendMessage("What happens in this clip?");
+        assertThat(turns().first().locator(".turn-error")).containsText("video/mp4");
+        assertThat(page.locator("#input")).hasValue("What happens in this clip?");
+        assertThat(page.locator(".conversation")).hasCount(0);
+        assertThat(page.locator("#conversation-list-empty")).isVisible();
+        assertThat((String) page.evaluate("() => location.hash")).isEmpty();
+        assertThat(page.locator("#toast")).isHidden(); // not "deleted in another tab"
+        assertThat(server.conversations.list(dev.skillforge.server.people.Caller.LOCAL, 10, 0)).isEmpty();
+    }
+
+    @Test
     void aCommandCutOffByStopShowsAsAnUnfinishedCommandNotAsAHeading() throws Exception {
         CountDownLatch never = new CountDownLatch(1);
         start(new SimScript(SimReply.of("Saving it.\n\n<shell>skill set cold-brew\n---\nname: cold-brew\n",
