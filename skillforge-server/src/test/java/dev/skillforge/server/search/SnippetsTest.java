@@ -19,6 +19,12 @@ class SnippetsTest {
         return out.toString();
     }
 
+    /** The text of the snippet's first match. */
+    private static String firstMarked(Snippet snippet) {
+        Highlight match = snippet.matches().getFirst();
+        return snippet.text().substring(match.start(), match.end());
+    }
+
     private static Snippet only(String query, String text) {
         List<Snippet> snippets = Snippets.of(SearchQuery.parse(query), List.of(SearchSource.entry(4, "assistant", text)));
         assertThat(snippets).hasSize(1);
@@ -44,9 +50,8 @@ class SnippetsTest {
         assertThat(snippet.text().substring(1, snippet.text().length() - 1)).doesNotStartWith(" ").doesNotEndWith(" ");
         assertThat(snippet.text().substring(1, snippet.text().length() - 1).split(" ")).allMatch(w -> w.equals("alpha") || w.equals("omega")
                 || w.equals("the") || w.equals("zeppelin") || w.equals("landed"));
-        Highlight match = snippet.matches().getFirst();
-        assertThat(snippet.text().substring(match.start(), match.end())).isEqualTo("zeppelin");
-        assertThat(match.start()).as("about a third of the room before the match").isBetween(30, 70);
+        assertThat(firstMarked(snippet)).isEqualTo("zeppelin");
+        assertThat(snippet.matches().getFirst().start()).as("about a third of the room before the match").isBetween(30, 70);
     }
 
     @Test
@@ -70,8 +75,7 @@ class SnippetsTest {
         String text = "😀".repeat(100) + " café 😀 " + "😀".repeat(100);
         Snippet snippet = only("CAFÉ", text);
 
-        Highlight match = snippet.matches().getFirst();
-        assertThat(snippet.text().substring(match.start(), match.end())).isEqualTo("café");
+        assertThat(firstMarked(snippet)).isEqualTo("café");
         assertThat(snippet.text().codePoints().filter(cp -> cp >= 0xD800 && cp <= 0xDFFF)).as("no lone surrogate").isEmpty();
     }
 

@@ -53,22 +53,12 @@ class SearchPageTest extends BrowserTest {
         Locator search = page.locator("#search");
         search.pressSequentially("zeppelin");
         Locator rows = page.locator(".conversation");
-        assertThat(rows).hasCount(1);
-        assertThat(rows.first()).hasAttribute("data-id", figures);
-        Locator documentSnippet = rows.first().locator(".search-snippet");
-        assertThat(documentSnippet).hasCount(1);
-        assertThat(documentSnippet.locator(".search-snippet-kind")).hasText("📎 figures.pdf");
+        Locator documentSnippet = onlyResult(rows, figures, "📎 figures.pdf", "zeppelin");
         assertThat(documentSnippet.locator(".search-snippet-text")).containsText("The zeppelin budget rose");
-        assertThat(documentSnippet.locator("mark")).hasText("zeppelin");
 
         // A word in the first answer of the long chat: its passage, marked; opening it scrolls up to that answer.
         search.fill("marmalade");
-        assertThat(rows).hasCount(1);
-        assertThat(rows.first()).hasAttribute("data-id", preserves);
-        Locator snippet = rows.first().locator(".search-snippet");
-        assertThat(snippet).hasCount(1);
-        assertThat(snippet.locator(".search-snippet-kind")).hasText("Answer");
-        assertThat(snippet.locator("mark")).hasText("marmalade");
+        Locator snippet = onlyResult(rows, preserves, "Answer", "marmalade");
         assertThat(snippet.locator(".search-snippet-text")).hasText("Seville oranges make the best marmalade: bitter, with plenty of pectin.");
         assertAccessible(page, "search results with marked passages");
         screenshot("searchResults");
@@ -101,5 +91,16 @@ class SearchPageTest extends BrowserTest {
         page.emulateMedia(new com.microsoft.playwright.Page.EmulateMediaOptions().setColorScheme(ColorScheme.DARK));
         assertAccessible(page, "search results in the dark scheme");
         assertThat(page.locator("#conversation-list mark").count()).isGreaterThanOrEqualTo(1);
+    }
+
+    /** The one row found, chat {@code id}, and its one passage: labelled {@code kind}, {@code word} marked in it. */
+    private static Locator onlyResult(Locator rows, String id, String kind, String word) {
+        assertThat(rows).hasCount(1);
+        assertThat(rows.first()).hasAttribute("data-id", id);
+        Locator snippet = rows.first().locator(".search-snippet");
+        assertThat(snippet).hasCount(1);
+        assertThat(snippet.locator(".search-snippet-kind")).hasText(kind);
+        assertThat(snippet.locator("mark")).hasText(word);
+        return snippet;
     }
 }
