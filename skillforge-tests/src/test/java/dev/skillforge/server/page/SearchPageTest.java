@@ -30,7 +30,8 @@ class SearchPageTest extends BrowserTest {
     void aResultShowsThePassageWithTheWordMarkedADocumentsWordFindsItsChatAndOpeningAResultScrollsToIt() throws Exception {
         start(new SimScript(SimReply.of("Seville oranges make the best marmalade: bitter, with plenty of pectin."),
                 SimReply.of(longAnswer(1)), SimReply.of(longAnswer(2)), SimReply.of(longAnswer(3)),
-                SimReply.of("It lists the figures by quarter.")));
+                SimReply.of("It lists the figures by quarter."), SimReply.of("Counting.\n\n<shell>echo wombat-census 42</shell>"),
+                SimReply.of("There are 42.")));
         open("/");
         sendMessage("Which oranges for preserves?");
         awaitEnd(turns().first());
@@ -75,6 +76,20 @@ class SearchPageTest extends BrowserTest {
         assertThat(turns().first().locator(".search-target")).hasCount(1);
         assertAccessible(page, "a chat opened at a search result");
         screenshot("searchOpenedAtResult");
+
+        // Command output: its passage says so; opening it opens the command, the word marked there.
+        page.keyboard().press("Control+Shift+O");
+        sendMessage("How many are there?");
+        awaitEnd(turns().first());
+        search.fill("census");
+        Locator output = rows.first().locator(".search-snippet[data-kind=tool]");
+        assertThat(output.locator(".search-snippet-kind")).hasText("Command output");
+        assertThat(output.locator("mark")).hasText("census");
+        output.click();
+        Locator command = page.locator("#turns details.command.search-target");
+        assertThat(command).hasAttribute("open", "");
+        assertThat(command.locator("mark")).hasText("census"); // the output's first line repeats the command (echo is refused here)
+        assertThat(command.locator("mark")).isInViewport();
 
         // Opening the document's result: the chat's chip, scrolled into view.
         search.fill("zeppelin");
