@@ -2,7 +2,7 @@
 // as they stream (or replayed), or from the stored turn view of GET /api/conversations/{id}.
 //
 // Commands are kept by commandId (cmd-{iteration}-{index}): each <shell> tag is its own block with
-// its own status, so the same command written twice shows twice (seed 003).
+// its own status, so the same command written twice shows twice.
 
 import { LiveMarkdown } from './live-markdown.js';
 import { copyButton, costText, element, formatCount, renderBudget, renderMarkdown, safeHttpUrl, scrollable, splitShell } from './render.js';

@@ -99,11 +99,11 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
      * Starts a server through the launcher, {@code ./skillforge serve}, as an operator's service manager
      * might: with an environment that holds only {@code JAVA_HOME} and {@code env} (no {@code PATH},
      * {@code HOME}, {@code LANG} or {@code LC_*}). The launcher runs from a copy beside a jar that names
-     * the test JVM's class path ({@link #launcherIn}, in {@code target/launcher-root}), so it finds a fresh build and
-     * builds nothing.
+     * the test JVM's class path ({@link #launcherIn}, in {@code target/launcher-root-PID}: one per test JVM, as test
+     * JVMs run side by side), so it finds a fresh build and builds nothing.
      */
     public static ServerProcess startByLauncher(String name, Path dataDir, Map<String, String> env) throws IOException, InterruptedException {
-        Path launcher = launcherIn(Path.of("target", "launcher-root").toAbsolutePath());
+        Path launcher = launcherIn(Path.of("target", "launcher-root-" + ProcessHandle.current().pid()).toAbsolutePath());
         return start(name, dataDir, env, (n, data, settings, port, log) -> launchByLauncher(n, launcher, null, data, settings, port, log));
     }
 

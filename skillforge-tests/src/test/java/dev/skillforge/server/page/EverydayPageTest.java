@@ -16,7 +16,7 @@ import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertTha
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a new user ran into on the page (issue 17's findings): focus and keyboard, a command cut off
+ * What a new user ran into on the page (a walk-through of the page as a new user): focus and keyboard, a command cut off
  * by Stop, titles and dates, honest errors, a second tab, the "cache 0%" figure.
  */
 class EverydayPageTest extends BrowserTest {

@@ -11,7 +11,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** What the console shows of a server's life (issue 17, finding 10): its start and its stop, not a line per model call. */
+/** What the console shows of a server's life: its start and its stop, not a line per model call. */
 class ServerLogTest {
 
     @Test
