@@ -1,4 +1,4 @@
-// Search that shows where (issue 28): a found chat's row in the list shows the passages that matched
+// Search that shows where: a found chat's row in the list shows the passages that matched
 // (GET /api/conversations/search gives each result's snippets: seq, kind, text, matches), the matched
 // words marked; opening a passage opens the chat scrolled to the message, answer, command output or
 // attached document it came from, with the words marked there too.

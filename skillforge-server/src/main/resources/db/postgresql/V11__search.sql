@@ -1,4 +1,4 @@
--- Search that shows where (issue 28), PostgreSQL's half; db/sqlite has SQLite's.
+-- Search that shows where, PostgreSQL's half; db/sqlite has SQLite's.
 -- One full-text index per kind of text a conversation has: its title; its entries' text (messages, answers, command
 -- output; not the notes of context cuts, which only repeat them); its documents' names and extracted text. Each
 -- indexes the first 100,000 characters of a text (a tsvector holds at most 1 MiB, and a text may be longer), as

@@ -1,4 +1,4 @@
--- Search that shows where (issue 28), SQLite's half; db/postgresql has PostgreSQL's.
+-- Search that shows where, SQLite's half; db/postgresql has PostgreSQL's.
 -- One full-text index per kind of text a conversation has: its title; its entries' text (messages, answers, command
 -- output; not the notes of context cuts, which only repeat them); its documents' names and extracted text. Each
 -- indexes the first 100,000 characters of a text, as PostgreSQL's indexes do, so both databases find the same.

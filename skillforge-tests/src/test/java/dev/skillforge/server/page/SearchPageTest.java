@@ -15,7 +15,7 @@ import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertTha
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Search that shows where (issue 28), in the page: a result shows the passage with the words marked, a word only in an
+ * Search that shows where, in the page: a result shows the passage with the words marked, a word only in an
  * attached PDF finds its chat, and opening a result scrolls the chat to the message it came from.
  */
 class SearchPageTest extends BrowserTest {
