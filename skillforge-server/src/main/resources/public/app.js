@@ -10,6 +10,7 @@ import { Settings } from './settings.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
 import { ACCEPT, PendingAttachments, Preview, chip, isLongPaste, storedChips } from './attachments.js';
+import { decorateResult, revealFound } from './search.js';
 
 const $ = id => document.getElementById(id);
 const ui = {
@@ -507,7 +508,11 @@ async function openConversation(id) {
       markContextCut(ui.turns, snapshot.entries, turn.contextCut.keptFromSeq, turn.contextCut.note);
     }
   }
-  scrollToEnd();
+  if (revealFound(id, ui.turns, snapshot.entries)) {
+    state.stick = false; // opened at a search result: stay there
+  } else {
+    scrollToEnd();
+  }
 }
 
 /** Follows a running turn: what this tab already saw comes from its cache, the rest from the server. */
@@ -673,7 +678,18 @@ function conversationItem(conversation) {
     }
   });
   li.append(open, rename, remove);
+  decorateResult(li, open.querySelector('.conversation-title'), conversation, openFound);
   return li;
+}
+
+/** Opens a chat at a search result's passage (search.js): by its address, or again when it is the one shown. */
+function openFound(id) {
+  closeSidebarOnPhone();
+  if (idFromHash() === id) {
+    openConversation(id);
+  } else {
+    location.hash = '#/c/' + encodeURIComponent(id);
+  }
 }
 
 function iconButton(symbol, label, className) {

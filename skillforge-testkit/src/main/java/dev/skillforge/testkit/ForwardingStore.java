@@ -1,7 +1,9 @@
 package dev.skillforge.testkit;
 
+import dev.skillforge.server.search.SearchQuery;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
+import dev.skillforge.server.store.FoundConversation;
 import dev.skillforge.server.store.Lease;
 import dev.skillforge.server.store.StoreException;
 import dev.skillforge.server.store.StoredEntry;
@@ -47,9 +49,9 @@ abstract class ForwardingStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> search(String owner, String text, int limit) {
+    public List<FoundConversation> search(String owner, SearchQuery query, int limit) {
         beforeCall();
-        return delegate.search(owner, text, limit);
+        return delegate.search(owner, query, limit);
     }
 
     @Override

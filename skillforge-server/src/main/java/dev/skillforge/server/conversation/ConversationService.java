@@ -12,9 +12,14 @@ import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
+import dev.skillforge.server.search.Highlight;
+import dev.skillforge.server.search.SearchQuery;
+import dev.skillforge.server.search.Snippet;
+import dev.skillforge.server.search.Snippets;
 import dev.skillforge.server.store.AttachmentFile;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
+import dev.skillforge.server.store.FoundConversation;
 import dev.skillforge.server.store.Lease;
 import dev.skillforge.server.store.StoreException;
 import dev.skillforge.server.store.StoreWriter;
@@ -204,14 +209,25 @@ public final class ConversationService implements AutoCloseable {
         }
     }
 
-    /** The caller's conversations whose title or messages have every word of {@code text} ({@link ConversationStore#search}). */
-    public List<ConversationRecord> search(Caller caller, String text, int limit) {
+    /**
+     * The caller's conversations that have every term of {@code query} ({@link ConversationStore#search}), each with
+     * where: the title's matches and a few passages of its texts with theirs. Waits briefly for the writer, so the
+     * newest messages are found.
+     */
+    public List<SearchResult> search(Caller caller, SearchQuery query, int limit) {
         writer.flush(timings.storeWait());
+        List<FoundConversation> found;
         try {
-            return store.search(caller.personId(), text, limit);
+            found = store.search(caller.personId(), query, limit);
         } catch (StoreException e) {
             throw ConversationException.unavailable(e);
         }
+        return found.stream().map(f -> new SearchResult(f.record(), Snippets.inTitle(query, f.record().title()),
+                Snippets.of(query, f.sources()))).toList();
+    }
+
+    /** A conversation a search found, and where: the matches in its title, and passages of its texts. */
+    public record SearchResult(ConversationRecord record, List<Highlight> titleMatches, List<Snippet> snippets) {
     }
 
     /**

@@ -22,6 +22,7 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
+import dev.skillforge.server.search.SearchQuery;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
@@ -177,17 +178,26 @@ public final class ConversationRoutes {
         conversations.changes().close();
     }
 
-    /** {@code ?q=WORDS}: the conversations whose title or messages have every word, most recently updated first. */
+    /** {@code ?q=WORDS}: the conversations that have every term, most recently updated first, each with where ({@link SearchJson}). */
     private void search(Context ctx) {
-        String query = Optional.ofNullable(ctx.queryParam("q")).orElse("");
-        if (query.length() > 200) {
-            throw ApiException.badRequest("invalid_request", "q is " + query.length() + " characters; the limit is 200");
+        String text = Optional.ofNullable(ctx.queryParam("q")).orElse("");
+        SearchQuery query;
+        try {
+            query = SearchQuery.parse(text);
+        } catch (SearchQuery.InvalidQueryException e) {
+            if (!e.noWord()) {
+                throw ApiException.badRequest("invalid_request", e.getMessage());
+            }
+            query = null; // no word (empty, or punctuation alone) finds nothing, as it always has
         }
         int limit = intParam(ctx, "limit", 20, 1, 100);
         ObjectNode body = Json.object();
         ArrayNode items = body.putArray("conversations");
-        conversations.search(Callers.of(ctx), query, limit).forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
-        body.put("q", query).put("limit", limit);
+        List<ConversationService.SearchResult> results = query == null ? List.of() : conversations.search(Callers.of(ctx), query, limit);
+        for (ConversationService.SearchResult found : results) {
+            items.add(SearchJson.where(summary(found.record(), conversations.isRunning(found.record().id())), found));
+        }
+        body.put("q", text).put("limit", limit);
         json(ctx, 200, body);
     }
 

@@ -1,5 +1,7 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.server.search.SearchQuery;
+
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -42,11 +44,12 @@ public interface ConversationStore extends AutoCloseable {
     List<ConversationRecord> conversations(String owner, int limit, int offset);
 
     /**
-     * The conversations of {@code owner} whose title has every word of {@code text} or one of whose entries has every
-     * word (as the start of a word: "brew" finds "brewing"), most recently updated first; words are runs of
-     * letters and digits, case aside. Full-text search in the database: SQLite's FTS5, PostgreSQL's tsvector.
+     * The conversations of {@code owner} that have every term of {@code query} somewhere (the title, a message, an
+     * answer, command output, an attached document's name or text; {@link SearchQuery} says how a term matches),
+     * most recently updated first, each with the first few of its texts that hold a term. Full-text search in the
+     * database's indexes: SQLite's FTS5, PostgreSQL's tsvector; each text is searched in its first 100,000 characters.
      */
-    List<ConversationRecord> search(String owner, String text, int limit);
+    List<FoundConversation> search(String owner, SearchQuery query, int limit);
 
     /** How many conversations {@code owner} has. */
     long count(String owner);

@@ -1,6 +1,7 @@
 package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
+import dev.skillforge.server.search.SearchQuery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,7 +12,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -19,7 +19,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -128,6 +127,7 @@ public final class JdbcConversationStore implements ConversationStore {
     private final String conversationExists;
     private final String selectLease;
     private final String leaseStillCurrent;
+    private final ConversationSearch search;
 
     /** A store on {@code database}, which it owns from now on: {@link #close()} closes it. */
     public JdbcConversationStore(Database database) {
@@ -141,6 +141,7 @@ public final class JdbcConversationStore implements ConversationStore {
                 + dialect.lockForUpdate();
         this.leaseStillCurrent = "SELECT 1 FROM leases WHERE conversation_id = ? AND epoch = ? AND owner IS NOT NULL"
                 + dialect.lockShared();
+        this.search = new ConversationSearch(transactions, dialect, CONVERSATION_COLUMNS);
     }
 
     /**
@@ -523,30 +524,10 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> search(String owner, String text, int limit) {
+    public List<FoundConversation> search(String owner, SearchQuery query, int limit) {
         Objects.requireNonNull(owner, "owner");
-        List<String> words = searchWords(text);
-        if (words.isEmpty() || limit <= 0) {
-            return List.of();
-        }
-        // The title has every word (case aside), or one entry has every word as a prefix of one of its words.
-        StringBuilder sql = new StringBuilder("SELECT ").append(CONVERSATION_COLUMNS).append(" FROM conversations WHERE owner = ? AND ((");
-        List<Object> parameters = new ArrayList<>();
-        parameters.add(owner);
-        for (int i = 0; i < words.size(); i++) {
-            sql.append(i == 0 ? "" : " AND ").append("LOWER(title) LIKE ?");
-            parameters.add("%" + words.get(i) + "%");
-        }
-        sql.append(") OR id IN (").append(dialect.entriesMatching()).append(")) ORDER BY updated_at DESC, id LIMIT ?");
-        parameters.add(dialect.matchOf(words));
-        parameters.add(limit);
-        return transactions.rows("search conversations", sql.toString(), JdbcConversationStore::conversationRecord, parameters.toArray());
-    }
-
-    /** The words of a search, lower case: runs of letters and digits (nothing else reaches the SQL's match syntax), at most 8. */
-    static List<String> searchWords(String text) {
-        return Arrays.stream(text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+"))
-                .filter(word -> !word.isEmpty()).distinct().limit(8).toList();
+        Objects.requireNonNull(query, "query");
+        return search.search(owner, query, limit, JdbcConversationStore::conversationRecord);
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.server.people.Caller;
+import dev.skillforge.server.search.SearchQuery;
+import dev.skillforge.server.search.SearchSource;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.store.ConversationStore.Renewal;
@@ -31,6 +33,7 @@ import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The conformance suite of {@link ConversationStore}: every implementation's test extends it and
@@ -124,8 +127,24 @@ abstract class ConversationStoreContract {
         assertThat(store().conversation("c-2").orElseThrow().cacheKey()).isEqualTo("c-1/c-2");
     }
 
+    // ------------------------------------------------------------------------ search
+
+    private List<String> search(String text) {
+        return search(Caller.LOCAL_ID, text, 10);
+    }
+
+    private List<String> search(String owner, String text, int limit) {
+        return store().search(owner, SearchQuery.parse(text), limit).stream().map(found -> found.record().id()).toList();
+    }
+
+    private FoundConversation found(String text) {
+        List<FoundConversation> found = store().search(Caller.LOCAL_ID, SearchQuery.parse(text), 10);
+        assertThat(found).hasSize(1);
+        return found.getFirst();
+    }
+
     @Test
-    void searchFindsEveryWordInATitleOrInOneEntryNewestFirst() {
+    void searchFindsEveryTermSomewhereInTheConversationNewestFirst() {
         create("coffee", 300);
         create("bread", 200);
         create("old-coffee", 100);
@@ -133,18 +152,97 @@ abstract class ConversationStoreContract {
                 entry("bread", 0, "Sourdough starter care"), entry("bread", 1, "Feed it daily."),
                 entry("old-coffee", 0, "Brewing coffee the old way"));
 
-        assertThat(ids(store().search(Caller.LOCAL_ID, "brew", 10))).containsExactly("coffee", "old-coffee"); // "brew" starts "Brewing"
-        assertThat(ids(store().search(Caller.LOCAL_ID, "TWELVE hours", 10))).containsExactly("coffee");
-        assertThat(ids(store().search(Caller.LOCAL_ID, "title of bread", 10))).containsExactly("bread"); // the title
-        assertThat(ids(store().search(Caller.LOCAL_ID, "daily brew", 10))).isEmpty(); // the words are in two conversations
-        assertThat(ids(store().search(Caller.LOCAL_ID, "brew", 1))).containsExactly("coffee");
-        assertThat(ids(store().search(Caller.LOCAL_ID, "\" OR * - ( :", 10))).isEmpty();
+        assertThat(search("brew")).containsExactly("coffee", "old-coffee"); // "brew" starts "Brewing"
+        assertThat(search("TWELVE hours")).containsExactly("coffee");
+        assertThat(search("title of bread")).containsExactly("bread"); // the title
+        assertThat(search("cold twelve")).as("in two entries of one conversation").containsExactly("coffee");
+        assertThat(search("bread brew")).as("a title's word and a message's").isEmpty(); // bread's title, coffee's message
+        assertThat(search("daily brew")).as("in two conversations").isEmpty();
+        assertThat(search("rew")).as("the start of a word, not its middle").isEmpty();
+        assertThat(search(Caller.LOCAL_ID, "brew", 1)).containsExactly("coffee");
+        assertThat(search("brew \" OR * - ( : NEAR")).isEmpty(); // no match syntax reaches the database: "or", "near" are words
         store().apply(List.of(new Write.DeleteConversation("coffee")));
-        assertThat(ids(store().search(Caller.LOCAL_ID, "twelve", 10))).isEmpty(); // gone with its conversation
+        assertThat(search("twelve")).isEmpty(); // gone with its conversation
     }
 
-    private static List<String> ids(List<ConversationRecord> records) {
-        return records.stream().map(ConversationRecord::id).toList();
+    @Test
+    void searchFindsAnswersCommandOutputAndAttachedDocumentsAndSaysWhichEntry() {
+        create("c-1", 100);
+        byte[] pdfText = "Quarterly figures\nThe zeppelin budget rose by 12%.\n".getBytes(StandardCharsets.UTF_8);
+        Attachment report = attachment("report-2026.pdf", pdfText);
+        store().apply(List.of(new AppendEntry(userEntryWith("c-1", 0, report), List.of(new AttachmentFile(report.sha256(), pdfText))),
+                new AppendEntry(new StoredEntry("c-1", 1, 0, "assistant", "Looking.\n<shell>skill list</shell>", null, null, 1)),
+                new AppendEntry(new StoredEntry("c-1", 2, 0, "tool", "$ skill list\nmarmalade-maker", null, null, 2)),
+                new AppendEntry(new StoredEntry("c-1", 3, 0, "context", "Left out: quokka", "keep-from", "2", 3))));
+
+        FoundConversation byDocument = found("zeppelin");
+        assertThat(byDocument.sources()).singleElement().satisfies(source -> {
+            assertThat(source.seq()).isZero();
+            assertThat(source.kind()).isEqualTo("attachment");
+            assertThat(source.name()).isEqualTo("report-2026.pdf");
+            assertThat(source.sha256()).isEqualTo(report.sha256());
+            assertThat(source.text()).contains("The zeppelin budget").doesNotContain("<document");
+        });
+        assertThat(found("report").sources()).as("a document's name").extracting(SearchSource::kind).containsExactly("attachment");
+        assertThat(found("marmalade").sources()).extracting(SearchSource::kind, SearchSource::seq).containsExactly(tuple("tool", 2));
+        assertThat(found("shell").sources()).extracting(SearchSource::kind, SearchSource::seq).containsExactly(tuple("assistant", 1));
+        assertThat(search("document")).as("the wrapping around a document's text").isEmpty();
+        assertThat(search("quokka")).as("a context cut's note only repeats what was said").isEmpty();
+        assertThat(search("zeppelin marmalade skill")).containsExactly("c-1");
+
+        store().apply(List.of(new Write.DeleteConversation("c-1")));
+        assertThat(search("zeppelin")).isEmpty();
+    }
+
+    @Test
+    void searchNeverFindsAnotherPersonsConversation() {
+        store().apply(List.of(new CreateConversation(new ConversationRecord("mine", "Budget", "p", "sim", "sim-1", 1, 2, Caller.LOCAL_ID)),
+                new CreateConversation(new ConversationRecord("theirs", "Budget", "p", "sim", "sim-1", 1, 3, "someone-else"))));
+        append(entry("mine", 0, "the zeppelin budget"), entry("theirs", 0, "the zeppelin budget"));
+
+        assertThat(search("zeppelin budget")).containsExactly("mine");
+        assertThat(search("someone-else", "zeppelin", 10)).containsExactly("theirs");
+        assertThat(search("nobody", "zeppelin", 10)).isEmpty();
+    }
+
+    @Test
+    void aPhraseFindsItsWordsInARowAndPunctuationIsNeverAWildcard() {
+        create("c-1", 100);
+        append(entry("c-1", 0, "Use snake_case names and cold brew; 100% of the time."), entry("c-1", 1, "brew it cold"));
+
+        assertThat(search("\"cold brew\"")).containsExactly("c-1");
+        assertThat(search("\"cold bre")).as("an unclosed quote runs to the end; the last word a prefix").containsExactly("c-1");
+        assertThat(search("\"brew names\"")).isEmpty();
+        assertThat(search("snake_case")).containsExactly("c-1");
+        assertThat(search("snake%case")).as("% is punctuation, as _ is").containsExactly("c-1");
+        assertThat(search("snake_names")).as("_ is no one-character wildcard").isEmpty();
+        assertThat(search("100%")).containsExactly("c-1");
+        assertThat(search("s.*e")).as("no regular expression either: the words s and e in a row").isEmpty();
+    }
+
+    @Test
+    void searchFollowsRenamesAndCaseButNotDiacritics() {
+        create("c-1", 100);
+        append(entry("c-1", 0, "Das Café an der Straße"), entry("c-1", 1, "ÉCOLE ΣΟΦΙΑ"));
+
+        assertThat(search("CAFÉ")).containsExactly("c-1");
+        assertThat(search("école σοφια")).as("case aside beyond ASCII too").containsExactly("c-1");
+        assertThat(search("cafe")).as("diacritics count, on both databases").isEmpty();
+        assertThat(search("title")).containsExactly("c-1");
+        store().apply(List.of(new SetTitle("c-1", "Weekend plans", 200)));
+        assertThat(search("title")).isEmpty();
+        assertThat(search("weekend")).containsExactly("c-1");
+    }
+
+    @Test
+    void eachTextIsSearchedInItsFirstHundredThousandCharacters() {
+        create("c-1", 100);
+        String filler = "word ".repeat(19_998); // 99,990 characters
+        append(entry("c-1", 0, filler + "early " + "x".repeat(10) + " late"));
+
+        assertThat(search("early")).containsExactly("c-1");
+        assertThat(search("late")).isEmpty();
+        assertThat(found("early").sources().getFirst().text()).hasSize(100_000);
     }
 
     @Test

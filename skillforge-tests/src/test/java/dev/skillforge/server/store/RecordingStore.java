@@ -1,5 +1,7 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.server.search.SearchQuery;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -43,8 +45,8 @@ final class RecordingStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> search(String owner, String text, int limit) {
-        return delegate.search(owner, text, limit);
+    public List<FoundConversation> search(String owner, SearchQuery query, int limit) {
+        return delegate.search(owner, query, limit);
     }
 
     @Override
