@@ -42,7 +42,7 @@ import java.util.Optional;
  * re-attaching to a running or just-finished turn ({@code Last-Event-ID} resumes after the last
  * event seen); stop; export. A turn belongs to the server: a client that leaves does not stop it.
  */
-public final class ConversationRoutes {
+public final class ConversationRoutes implements Door {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConversationRoutes.class);
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
@@ -64,7 +64,7 @@ public final class ConversationRoutes {
     }
 
     /** Whether this instance takes new turns ({@code /readyz}). */
-    boolean ready() {
+    public boolean ready() {
         return !conversations.isDraining();
     }
 
@@ -96,7 +96,8 @@ public final class ConversationRoutes {
         json(ctx, 200, body);
     }
 
-    void register(JavalinConfig config) {
+    @Override
+    public void register(JavalinConfig config) {
         config.routes.post("/api/conversations", this::create);
         config.routes.get("/api/conversations", this::list);
         config.routes.get("/api/conversations/search", this::search);
@@ -174,7 +175,8 @@ public final class ConversationRoutes {
     }
 
     /** Ends the pages' change streams: the server stops. */
-    void close() {
+    @Override
+    public void close() {
         conversations.changes().close();
     }
 

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * {@code GET} and {@code PUT /api/me/settings}: what the asking person chose for themselves (their default provider, the
  * page's theme, their instructions for new conversations), on every server, with people or without.
  */
-public final class PreferenceRoutes {
+public final class PreferenceRoutes implements Door {
 
     private static final int MAX_BODY_BYTES = 64 * 1024;
     private static final Set<String> FIELDS = Set.of("defaultProvider", "theme", "instructions");
@@ -28,6 +28,7 @@ public final class PreferenceRoutes {
         this.preferences = preferences;
     }
 
+    @Override
     public void register(JavalinConfig config) {
         config.routes.get("/api/me/settings", ctx -> ConversationRoutes.json(ctx, 200,
                 json(stored(() -> preferences.of(Callers.of(ctx).personId()), "read"))));
