@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.conversation.ConversationTimings;

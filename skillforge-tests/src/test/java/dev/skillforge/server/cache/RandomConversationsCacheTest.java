@@ -6,7 +6,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.shell.ShellTagScanner;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.testkit.ServerHarness.SimProvider;
-import dev.skillforge.server.config.ProviderPreset;
+import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationSnapshot;
 import dev.skillforge.server.exec.CommandPolicy;

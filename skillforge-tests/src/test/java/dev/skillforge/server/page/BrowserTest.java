@@ -124,7 +124,7 @@ abstract class BrowserTest {
     ServerHarness startWithOneProvider(SimResponder responder) throws IOException {
         server = new ServerHarness(data, responder, dev.skillforge.server.config.SecuritySettings.defaults(),
                 List.of(ServerHarness.SimProvider.openAi("sim", dev.skillforge.server.provider.sim.SimProviderServer.MODEL,
-                        dev.skillforge.server.config.ProviderPreset.SIM.defaultContextWindow())));
+                        dev.skillforge.server.provider.ProviderPreset.SIM.defaultContextWindow())));
         return server;
     }
 
