@@ -17,6 +17,7 @@ import dev.skillforge.server.search.SearchQuery;
 import dev.skillforge.server.search.Snippet;
 import dev.skillforge.server.search.Snippets;
 import dev.skillforge.server.store.AttachmentFile;
+import dev.skillforge.server.store.BranchRecord;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.FoundConversation;
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -374,6 +376,27 @@ public final class ConversationService implements AutoCloseable {
      */
     public ConversationRecord record(Caller caller, String id) {
         return owned(caller, id).record();
+    }
+
+    /**
+     * The branch of {@code id}'s thread that the thread shows (the one selected last, as the list has it): what a door that
+     * knows the conversation but not its versions continues (MCP's {@code continuation_id}), so it goes on where the page
+     * shows the conversation. {@code id} itself when nobody forked it.
+     *
+     * @throws ConversationException as {@link #record} does
+     */
+    public ConversationRecord shownBranch(Caller caller, String id) {
+        ConversationRecord named = record(caller, id);
+        hot.awaitWriter(); // a switch or a turn of a moment ago is in the store
+        String shown;
+        try {
+            shown = store.thread(named.owner(), named.branch().threadId()).stream()
+                    .max(Comparator.comparingLong(BranchRecord::selectedAtMillis).thenComparing(BranchRecord::id, Comparator.reverseOrder()))
+                    .map(BranchRecord::id).orElse(id);
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
+        return shown.equals(id) ? named : record(caller, shown);
     }
 
     /** Renames the conversation: every branch of its thread, since the list shows the thread as one conversation. */

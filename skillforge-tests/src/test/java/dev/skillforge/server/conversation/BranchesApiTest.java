@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Edited messages and regenerated answers as branches of one conversation (design.md, "Branches"), over HTTP and MCP with
  * the SQLite store and the simulated provider, whose prefix cache is real: the list keeps one row, the snapshot says
- * where the versions are, a switch is remembered, every door acts on the branch it names, and a branch's first request
+ * where the versions are, a switch is remembered, HTTP acts on the branch it names and MCP's continuation_id on the one shown, and a branch's first request
  * extends the prefix it shares with the others byte for byte (the prefix guard would fail the test otherwise).
  */
 class BranchesApiTest {
@@ -34,7 +34,8 @@ class BranchesApiTest {
     @Test
     void editAndRegenerateAreVersionsOfOneConversationWhoseFirstRequestsExtendTheSharedPrefix(@TempDir Path data) throws Exception {
         try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("Noted."), SimReply.of("None yet."),
-                SimReply.of("In short: none."), SimReply.of("Regenerated: none."), SimReply.of("Via MCP.")))) {
+                SimReply.of("In short: none."), SimReply.of("Regenerated: none."), SimReply.of("Sent on the edit."),
+                SimReply.of("Via MCP."), SimReply.of("Again via MCP.")))) {
             String original = create(server);
             turn(server, original, ForkAndSearchApiTest.NOTES);
             turn(server, original, "What skills do I have?");
@@ -76,16 +77,28 @@ class BranchesApiTest {
             assertThat(SseClient.get(server.url("/api/conversations/search?q=grind")).json().path("conversations").findValuesAsText("id"))
                     .as("the shared notes match once").containsExactly(original);
 
-            // Export and MCP act on the branch they name.
+            // Export reads the branch it names: the page exports the one it shows.
             String markdown = SseClient.get(server.url("/api/conversations/" + edited + "/export?format=markdown")).body();
             assertThat(markdown).contains("Which skills, in short?", "In short: none.").doesNotContain("What skills do I have?");
             assertThat(SseClient.get(server.url("/api/conversations/" + original + "/export?format=json")).body())
                     .contains("What skills do I have?").doesNotContain("in short");
-            assertThat(mcpChat(server, "And now?", edited)).isEqualTo("Via MCP.");
-            assertThat(conversation(server, edited).path("turns")).hasSize(3);
-            assertThat(conversation(server, original).path("turns")).hasSize(2);
-            assertThat(SseClient.get(server.url("/api/conversations")).json().path("conversations").findValuesAsText("id"))
-                    .as("a turn sent on a branch selects it").containsExactly(edited);
+
+            // A turn sent on a branch selects it: the list's row (what the page opens, exports and reads) is that branch.
+            turn(server, edited, "And now?");
+            JsonNode shownRow = SseClient.get(server.url("/api/conversations")).json().path("conversations").get(0);
+            assertThat(shownRow.path("id").asText()).isEqualTo(edited);
+            assertThat(SseClient.get(server.url("/api/conversations/" + shownRow.path("id").asText() + "/export?format=markdown")).body())
+                    .contains("Which skills, in short?", "And now?", "Sent on the edit.").doesNotContain("What skills do I have?");
+
+            // MCP's continuation_id names the conversation: the turn goes on in the branch shown, and the result names it.
+            JsonNode viaMcp = mcpChat(server, "Go on.", original);
+            assertThat(viaMcp.path("answer").asText()).isEqualTo("Via MCP.");
+            assertThat(viaMcp.path("continuation_id").asText()).as("the branch the page shows").isEqualTo(edited);
+            assertThat(Json.write(server.sim.requests().getLast().messages())).contains("Which skills, in short?", "And now?")
+                    .doesNotContain("What skills do I have?");
+            assertThat(conversation(server, edited).path("turns")).hasSize(4);
+            assertThat(conversation(server, original).path("turns")).as("the version not shown is untouched").hasSize(2);
+            assertThat(mcpChat(server, "Once more.", edited).path("continuation_id").asText()).isEqualTo(edited);
 
             // Renaming and deleting the row act on the whole thread.
             assertThat(SseClient.send("PATCH", server.url("/api/conversations/" + edited), "{\"title\":\"Skills\"}").status()).isEqualTo(200);
@@ -146,14 +159,15 @@ class BranchesApiTest {
         assertThat(sent.get(sent.size() - 1).path("content").asText()).isEqualTo(message);
     }
 
-    private static String mcpChat(ServerHarness server, String prompt, String continuationId) {
+    /** The structured result of MCP's {@code chat} tool: {@code answer}, {@code continuation_id}, …. */
+    private static JsonNode mcpChat(ServerHarness server, String prompt, String continuationId) {
         McpSyncClient client = McpClient.sync(HttpClientStreamableHttpTransport.builder(server.url("")).endpoint("/mcp").build())
                 .requestTimeout(Duration.ofSeconds(60)).build();
         try {
             client.initialize();
             McpSchema.CallToolResult result = client.callTool(McpSchema.CallToolRequest.builder("chat")
                     .arguments(Map.of("prompt", prompt, "continuation_id", continuationId)).build());
-            return Json.MAPPER.valueToTree(result.structuredContent()).path("answer").asText();
+            return Json.MAPPER.valueToTree(result.structuredContent());
         } finally {
             client.closeGracefully();
         }
