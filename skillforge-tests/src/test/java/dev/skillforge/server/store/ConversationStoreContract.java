@@ -214,11 +214,11 @@ abstract class ConversationStoreContract {
         append(entry("t-1", 0, "How do I make cold brew?"), entry("t-1", 1, "Steep it."), entry("t-1", 2, "Longer, please"),
                 entry("t-2", 0, "How do I make cold brew?"), entry("t-2", 1, "Steep it."), entry("t-2", 2, "Shorter, please"));
 
-        assertThat(ids(store().search(Caller.LOCAL_ID, "brew", 10))).as("the shared prefix matches once").containsExactly("t-2");
-        assertThat(ids(store().search(Caller.LOCAL_ID, "longer", 10))).as("what only one branch has").containsExactly("t-1");
+        assertThat(search(Caller.LOCAL_ID, "brew", 10)).as("the shared prefix matches once").containsExactly("t-2");
+        assertThat(search(Caller.LOCAL_ID, "longer", 10)).as("what only one branch has").containsExactly("t-1");
         store().apply(List.of(new Write.SelectBranch("t-1", 9_000)));
-        assertThat(ids(store().search(Caller.LOCAL_ID, "brew", 10))).containsExactly("t-1");
-        assertThat(ids(store().search("bob", "brew", 10))).isEmpty();
+        assertThat(search(Caller.LOCAL_ID, "brew", 10)).containsExactly("t-1");
+        assertThat(search("bob", "brew", 10)).isEmpty();
     }
 
     @Test
