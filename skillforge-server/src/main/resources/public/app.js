@@ -11,6 +11,7 @@ import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
 import { ACCEPT, PendingAttachments, Preview, chip, isLongPaste, storedChips } from './attachments.js';
 import { decorateResult, revealFound } from './search.js';
+import { showBranchSwitches } from './branches.js';
 
 const $ = id => document.getElementById(id);
 const ui = {
@@ -34,7 +35,8 @@ const ui = {
 };
 
 const state = {
-  id: null, // the conversation shown
+  id: null, // the conversation shown: one branch of its thread
+  threadId: null, // its thread, which the list shows as one row
   lastTurn: -1, // the number of its last turn (the server numbers turns 0, 1, 2, …)
   run: null, // the turn this page is following in the shown conversation
   load: 0, // increases on every switch, so a slow load for an earlier choice is dropped
@@ -44,10 +46,14 @@ const state = {
 
 const preview = new Preview();
 
+/** What Continue sends after a stopped answer: a new turn asking the model to go on (the stored answer stays as it is). */
+const CONTINUE_MESSAGE = 'Continue from where you stopped.';
+
 const actions = {
   retry: message => send(message),
   retryable: code => retryable(code),
   edit: (turnNumber, text) => sendInFork(turnNumber, text),
+  continue: () => send(CONTINUE_MESSAGE),
   chips: attachments => storedChips(attachments, preview),
   reconnect: () => {
     if (state.id) {
@@ -190,6 +196,7 @@ async function send(text, files = []) {
       run.id = created.id;
       if (!run.detached) {
         state.id = created.id;
+        state.threadId = created.threadId;
         state.lastTurn = -1;
         history.pushState(null, '', '#/c/' + created.id);
         picker.show(false);
@@ -239,8 +246,9 @@ async function send(text, files = []) {
 
 /**
  * Sends {@code text} as turn {@code turnNumber} of a fork of the shown conversation: an edited message,
- * or (the same message again) a regenerated answer. The conversation shown stays as it was; the fork
- * shares its turns before that one, so the provider's cache still serves them.
+ * or (the same message again) a regenerated answer. The fork is a new version in the same conversation
+ * (a branch of its thread, shown from now on; the earlier version stays, a switch away); it shares the
+ * turns before that one, so the provider's cache still serves them.
  */
 async function sendInFork(turnNumber, text) {
   if (state.run) {
@@ -273,6 +281,7 @@ async function forgetRefusedChat(id) {
   }
   if (state.id === id) {
     state.id = null;
+    state.threadId = null;
     state.lastTurn = -1;
     history.replaceState(null, '', location.pathname + location.search);
     showConversationUsage(null);
@@ -280,6 +289,23 @@ async function forgetRefusedChat(id) {
     picker.show(true);
     markCurrent();
   }
+}
+
+/** Shows another version (branch) of the conversation, and makes it the one the list's row opens. */
+async function switchBranch(id) {
+  if (state.run) {
+    toast('Wait for the answer to end (or stop it) before switching versions.');
+    return;
+  }
+  try {
+    await api.select(id);
+  } catch (e) {
+    toast('Could not switch versions: ' + describe(e));
+    return;
+  }
+  history.pushState(null, '', '#/c/' + encodeURIComponent(id));
+  await openConversation(id);
+  refreshConversations();
 }
 
 /** Puts a message that was not sent back into the empty box, so it is not lost. */
@@ -440,6 +466,7 @@ function newChat() {
   detachRun();
   state.load++;
   state.id = null;
+  state.threadId = null;
   state.lastTurn = -1;
   ui.turns.replaceChildren();
   showConversationUsage(null);
@@ -483,6 +510,8 @@ async function openConversation(id) {
     return;
   }
   ui.turns.replaceChildren();
+  state.threadId = snapshot.threadId;
+  markCurrent();
   showConversationUsage(snapshot.usage);
   showExport(snapshot);
   showConversationProvider(snapshot);
@@ -497,6 +526,7 @@ async function openConversation(id) {
     }
   }
   showEmptyState(snapshot.turns.length === 0);
+  showBranchSwitches(ui.turns, snapshot.branches, switchBranch);
   state.stick = true;
   if (running) {
     reattach(id, running);
@@ -648,11 +678,9 @@ function conversationItem(conversation) {
     + '\nF2 renames, Delete deletes';
   open.setAttribute('aria-keyshortcuts', 'F2 Delete');
   open.append(element('span', 'conversation-title', title));
-  // The date (and a fork's mark) come from CSS: the link's text stays the title alone.
+  // The date comes from CSS: the link's text stays the title alone.
   open.dataset.when = shortWhen(conversation.updatedAt);
-  if (conversation.forkedFrom) {
-    li.dataset.fork = 'true';
-  }
+  li.dataset.thread = conversation.threadId;
   open.addEventListener('click', () => {
     closeSidebarOnPhone(); // also when it is the conversation shown
     ui.input.focus(); // the next thing a person does is type, not Tab through the list
@@ -836,6 +864,7 @@ async function refreshConversationUsage(id, view, turnNumber) {
     const snapshot = await api.conversation(id);
     if (state.id === id) {
       showConversationUsage(snapshot.usage);
+      showBranchSwitches(ui.turns, snapshot.branches, switchBranch); // an edit's or a regeneration's switch, once it has its turn
     }
     const stored = snapshot.turns.find(turn => turn.turn === turnNumber);
     if (view && stored) {
@@ -850,7 +879,7 @@ function markCurrent() {
   for (const li of ui.list.querySelectorAll('.conversation')) {
     const link = li.querySelector('.conversation-open');
     if (link) {
-      if (li.dataset.id === state.id) {
+      if (li.dataset.id === state.id || (state.threadId && li.dataset.thread === state.threadId)) {
         link.setAttribute('aria-current', 'page');
       } else {
         link.removeAttribute('aria-current');

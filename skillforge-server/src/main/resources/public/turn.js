@@ -120,11 +120,11 @@ export class TurnView {
     this.el.append(user, this.answer);
   }
 
-  /** Under the person's message: copy it, and edit it (the edit is sent in a fork of the conversation). */
+  /** Under the person's message: copy it, and edit it (the edit is a new version of the message, a fork of the conversation). */
   userActions() {
     const actions = element('div', 'message-actions user-actions');
     const edit = actionButton('edit', 'Edit', 'Edit this message and send it again',
-      'Edit and resend: a copy of the chat up to here gets the new message; this chat stays as it is', () => this.startEdit());
+      'Edit and resend: a new version of this message and what follows it; the earlier version stays, a switch away', () => this.startEdit());
     actions.append(copyButton('Copy this message', () => this.userMessage), edit);
     return actions;
   }
@@ -133,7 +133,7 @@ export class TurnView {
   answerActions() {
     const actions = element('div', 'message-actions answer-actions');
     const regenerate = actionButton('regenerate', 'Regenerate', 'Regenerate this answer',
-      'Ask again: a copy of the chat up to this message gets a new answer; this chat stays as it is',
+      'Ask again: a new version of this answer; the earlier version stays, a switch away',
       () => this.actions.edit(this.turnNumber(), this.userMessage));
     actions.append(copyButton('Copy the answer', () => this.answerText()), regenerate);
     return actions;
@@ -562,6 +562,11 @@ export class TurnView {
     if (status === 'cancelled') {
       const nothing = this.iterations.every(it => !it.text && !it.reasoning);
       this.meta.append(element('span', 'stopped', nothing ? 'Stopped before the first word' : 'Stopped'));
+      if (this.actions.continue) {
+        // A new turn that asks the model to go on: the stopped answer stays as stored, so the prompt only grows.
+        this.meta.append(actionButton('continue', 'Continue', 'Continue the stopped answer',
+          'Ask the model to go on from where it stopped (sent as a new message)', () => this.actions.continue()));
+      }
     }
     if (stopReason === 'max-iterations') {
       this.meta.append(element('span', 'stopped', 'Iteration limit reached'));

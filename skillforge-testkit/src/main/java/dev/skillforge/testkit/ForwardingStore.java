@@ -1,6 +1,7 @@
 package dev.skillforge.testkit;
 
 import dev.skillforge.server.search.SearchQuery;
+import dev.skillforge.server.store.BranchRecord;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.FoundConversation;
@@ -10,6 +11,7 @@ import dev.skillforge.server.store.StoredEntry;
 import dev.skillforge.server.store.TurnRecord;
 import dev.skillforge.server.store.Write;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -64,6 +66,18 @@ abstract class ForwardingStore implements ConversationStore {
     public long count(String owner) {
         beforeCall();
         return delegate.count(owner);
+    }
+
+    @Override
+    public List<BranchRecord> thread(String owner, String threadId) {
+        beforeCall();
+        return delegate.thread(owner, threadId);
+    }
+
+    @Override
+    public Map<String, String> userMessages(List<String> conversationIds, int turn) {
+        beforeCall();
+        return delegate.userMessages(conversationIds, turn);
     }
 
     @Override

@@ -17,6 +17,7 @@ import dev.skillforge.server.search.SearchQuery;
 import dev.skillforge.server.search.Snippet;
 import dev.skillforge.server.search.Snippets;
 import dev.skillforge.server.store.AttachmentFile;
+import dev.skillforge.server.store.BranchRecord;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.FoundConversation;
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -72,6 +74,7 @@ public final class ConversationService implements AutoCloseable {
     private final String instanceId;
     private final HotConversations hot;
     private final LeaseKeeper leases;
+    private final ThreadBranches threads;
     private final ConversationChanges changes = new ConversationChanges();
     private ScheduledExecutorService maintenance;
     /** Set by {@link #drain}: no new conversation or turn starts here. */
@@ -107,6 +110,7 @@ public final class ConversationService implements AutoCloseable {
         this.instanceId = instanceId;
         this.hot = new HotConversations(store, writer, instanceId, timings, clock);
         this.leases = new LeaseKeeper(store, instanceId, hot, timings.leaseTtl(), clock);
+        this.threads = new ThreadBranches(store);
         writer.onFenced(fenced -> hot.fenced(fenced.conversationId(), fenced.epoch()));
     }
 
@@ -199,7 +203,10 @@ public final class ConversationService implements AutoCloseable {
         return instanceId;
     }
 
-    /** The caller's conversations, most recently updated first. Waits briefly for the writer so a new one is listed. */
+    /**
+     * The caller's conversations, one row per thread (its branch selected last), most recently active first. Waits briefly
+     * for the writer so a new one is listed.
+     */
     public List<ConversationRecord> list(Caller caller, int limit, int offset) {
         writer.flush(timings.storeWait());
         try {
@@ -237,7 +244,7 @@ public final class ConversationService implements AutoCloseable {
      * prefix plus that message, a byte-exact extension the provider's cache still serves: the fork's key routes
      * where the original's requests went ({@link ConversationRecord#cacheKey()}), and the prefix guard checks
      * the request against the shared prefix. Editing a message is a fork before its turn; regenerating an answer,
-     * a fork before the last turn.
+     * a fork before the last turn. The fork is a branch of the original's thread, and the one it shows from now on.
      *
      * @throws ConversationException INVALID for a turn the conversation does not have, BUSY while that turn or an
      *                               earlier one is still running
@@ -260,7 +267,7 @@ public final class ConversationService implements AutoCloseable {
         String forkId = UUID.randomUUID().toString();
         String root = from.cacheKey().contains("/") ? from.cacheKey().substring(0, from.cacheKey().indexOf('/')) : from.cacheKey();
         ConversationRecord fork = new ConversationRecord(forkId, from.title(), from.systemPrompt(), from.provider(), from.model(),
-                now, now, from.id(), root + "/" + forkId, from.owner());
+                now, now, ConversationRecord.Branch.forkOf(from, beforeTurn), root + "/" + forkId, from.owner());
         List<StoredEntry> entries = original.entries().stream().filter(e -> e.turn() < beforeTurn)
                 .map(e -> new StoredEntry(forkId, e.seq(), e.turn(), e.kind(), e.content(), e.replayFormat(), e.replayData(),
                         e.createdAtMillis(), e.attachments()))
@@ -308,11 +315,39 @@ public final class ConversationService implements AutoCloseable {
         return hot.get(id).map(HotConversation::isRunning).orElse(false);
     }
 
-    /** What {@code GET /api/conversations/{id}} answers: the snapshot, its costs priced as the conversation's model is. */
+    /**
+     * What {@code GET /api/conversations/{id}} answers: the snapshot, its costs priced as the conversation's model is, and
+     * its {@code branches}: where other versions of its turns are ({@link ThreadBranches#json}).
+     */
     public ObjectNode snapshotJson(Caller caller, String id) {
         ConversationSnapshot snapshot = snapshot(caller, id);
         ConversationRecord record = snapshot.record();
-        return snapshot.toJson(models.prices(new ConversationModels.Choice(record.provider(), record.model())).orElse(null));
+        ObjectNode json = snapshot.toJson(models.prices(new ConversationModels.Choice(record.provider(), record.model())).orElse(null));
+        json.set("branches", threads.json(snapshot));
+        return json;
+    }
+
+    /**
+     * Makes branch {@code id} the one its thread shows: the list's row of the thread opens it from now on. Written in the
+     * background; nothing of the conversation is loaded.
+     *
+     * @throws ConversationException NOT_FOUND for an unknown id, or another person's
+     */
+    public ConversationRecord select(Caller caller, String id) {
+        Optional<HotConversation> held = hot.get(validId(id));
+        ConversationRecord record;
+        if (held.isPresent() && held.get().record().owner().equals(caller.personId())) {
+            record = held.get().record();
+        } else {
+            hot.awaitWriter(); // our own writes (a create, a delete) are in the store
+            try {
+                record = store.conversation(caller.personId(), id).orElseThrow(() -> ConversationException.notFound(id));
+            } catch (StoreException e) {
+                throw ConversationException.unavailable(e);
+            }
+        }
+        writer.submit(new Write.SelectBranch(id, clock.millis()));
+        return record;
     }
 
     /** A conversation of the caller as the page shows it: its entries verbatim and its turns. */
@@ -343,21 +378,73 @@ public final class ConversationService implements AutoCloseable {
         return owned(caller, id).record();
     }
 
+    /**
+     * The branch of {@code id}'s thread that the thread shows (the one selected last, as the list has it): what a door that
+     * knows the conversation but not its versions continues (MCP's {@code continuation_id}), so it goes on where the page
+     * shows the conversation. {@code id} itself when nobody forked it.
+     *
+     * @throws ConversationException as {@link #record} does
+     */
+    public ConversationRecord shownBranch(Caller caller, String id) {
+        ConversationRecord named = record(caller, id);
+        hot.awaitWriter(); // a switch or a turn of a moment ago is in the store
+        String shown;
+        try {
+            shown = store.thread(named.owner(), named.branch().threadId()).stream()
+                    .max(Comparator.comparingLong(BranchRecord::selectedAtMillis).thenComparing(BranchRecord::id, Comparator.reverseOrder()))
+                    .map(BranchRecord::id).orElse(id);
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
+        return shown.equals(id) ? named : record(caller, shown);
+    }
+
+    /** Renames the conversation: every branch of its thread, since the list shows the thread as one conversation. */
     public ConversationRecord rename(Caller caller, String id, String title) {
         String valid = validTitle(title);
-        ConversationRecord renamed = owned(caller, id).rename(valid);
-        changes.publish("renamed", renamed);
+        ConversationRecord renamed = null;
+        for (HotConversation branch : thread(caller, owned(caller, id))) {
+            ConversationRecord record = branch.rename(valid);
+            changes.publish("renamed", record);
+            renamed = branch.id().equals(id) ? record : renamed;
+        }
         return renamed;
     }
 
-    /** @throws ConversationException BUSY while a turn runs on it */
+    /**
+     * Deletes the conversation with every branch of its thread: the list shows the thread as one conversation.
+     *
+     * @throws ConversationException BUSY while a turn runs on any of them (then none is deleted, unless a turn started
+     *                               on one meanwhile: the branches before it are gone, the rest stay)
+     */
     public void delete(Caller caller, String id) {
-        HotConversation conversation = owned(caller, id);
-        ConversationRecord record = conversation.record();
-        conversation.delete();
-        hot.forget(conversation);
-        commands.deleted(record.owner(), id);
-        changes.publish("deleted", record);
+        List<HotConversation> branches = thread(caller, owned(caller, id));
+        for (HotConversation branch : branches) {
+            if (branch.isRunning()) {
+                throw new ConversationException(ConversationException.Kind.BUSY, "A turn is running in "
+                        + (branch.id().equals(id) ? "this conversation" : "another version of it (" + branch.id() + ")")
+                        + "; stop it before deleting the conversation");
+            }
+        }
+        for (HotConversation branch : branches) {
+            ConversationRecord record = branch.record();
+            branch.delete();
+            hot.forget(branch);
+            commands.deleted(record.owner(), branch.id());
+            changes.publish("deleted", record);
+        }
+    }
+
+    /** Every branch of {@code conversation}'s thread, held here (their leases taken), {@code conversation} among them. */
+    private List<HotConversation> thread(Caller caller, HotConversation conversation) {
+        hot.awaitWriter(); // a fork made here a moment ago is in the store
+        List<String> ids;
+        try {
+            ids = threads.ids(conversation.record());
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
+        return ids.stream().map(branch -> branch.equals(conversation.id()) ? conversation : owned(caller, branch)).toList();
     }
 
     /**

@@ -116,6 +116,8 @@ public final class ConversationRoutes implements Door {
         config.routes.get("/api/conversations/{id}/attachments/{sha256}/text", ctx -> ctx.status(200)
                 .contentType("text/plain; charset=utf-8").result(conversations.attachmentText(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"))));
         config.routes.post("/api/conversations/{id}/fork", this::fork);
+        config.routes.post("/api/conversations/{id}/select", ctx -> json(ctx, 200,
+                summary(conversations.select(Callers.of(ctx), ctx.pathParam("id")), conversations.isRunning(ctx.pathParam("id")))));
         config.routes.get("/api/conversations/{id}/workspace", this::workspace);
         config.routes.delete("/api/conversations/{id}/workspace", ctx -> {
             conversations.clearWorkspace(Callers.of(ctx), ctx.pathParam("id"));

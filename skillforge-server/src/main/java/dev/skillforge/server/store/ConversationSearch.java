@@ -10,10 +10,12 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Search in the database's full-text indexes (V11__search.sql): the conversations of one person that have every
- * term somewhere (the title, an entry's text, a document's name or text), most recently updated first; then, for
+ * term somewhere (the title, an entry's text, a document's name or text), one row per thread (of its branches that
+ * match, the one selected last), most recently active first; then, for
  * those only, the first few texts in which each term is, for the snippets. Each term is one index look-up per kind
  * of text, so the cost follows the matches, not the number of conversations; texts are read up to the 100,000
  * characters the indexes hold.
@@ -29,15 +31,19 @@ final class ConversationSearch {
 
     private final Transactions transactions;
     private final Dialect dialect;
-    private final String columns;
+    private final UnaryOperator<String> onePerThread;
 
-    ConversationSearch(Transactions transactions, Dialect dialect, String conversationColumns) {
+    /**
+     * @param onePerThread the list's query of one row per thread, of the conversations (aliased {@code c}) that a
+     *                     condition selects
+     */
+    ConversationSearch(Transactions transactions, Dialect dialect, UnaryOperator<String> onePerThread) {
         this.transactions = transactions;
         this.dialect = dialect;
-        this.columns = conversationColumns;
+        this.onePerThread = onePerThread;
     }
 
-    /** @param records reads a row of the conversation columns this search was made with */
+    /** @param records reads a row of the conversation columns of {@code onePerThread}'s query */
     List<FoundConversation> search(String owner, SearchQuery query, int limit, Transactions.RowReader<ConversationRecord> records) {
         if (limit <= 0) {
             return List.of();
@@ -61,20 +67,19 @@ final class ConversationSearch {
 
     private List<ConversationRecord> conversations(Connection connection, String owner, SearchQuery query, int limit,
                                                    Transactions.RowReader<ConversationRecord> records) throws SQLException {
-        StringBuilder sql = new StringBuilder("SELECT ").append(columns).append(" FROM conversations c WHERE c.owner = ?");
+        StringBuilder where = new StringBuilder("c.owner = ?");
         List<Object> parameters = new ArrayList<>();
         parameters.add(owner);
         for (SearchQuery.Term term : query.terms()) {
-            sql.append(" AND (").append(dialect.titleMatches("c"))
+            where.append(" AND (").append(dialect.titleMatches("c"))
                     .append(" OR c.id IN (SELECT e.conversation_id FROM entries e WHERE ").append(dialect.entryMatches("e")).append(')')
                     .append(" OR c.id IN (SELECT a.conversation_id FROM entry_attachments a WHERE ")
                     .append(dialect.attachmentMatches("a")).append("))");
             String match = dialect.matchOf(term);
             parameters.addAll(Collections.nCopies(3, match));
         }
-        sql.append(" ORDER BY c.updated_at DESC, ").append(dialect.inCodePointOrder("c.id")).append(" LIMIT ?");
         parameters.add(limit);
-        return Transactions.rows(connection, sql.toString(), records, parameters.toArray());
+        return Transactions.rows(connection, onePerThread.apply(where.toString()) + " LIMIT ?", records, parameters.toArray());
     }
 
     private record Hit(String conversationId, SearchSource source) {

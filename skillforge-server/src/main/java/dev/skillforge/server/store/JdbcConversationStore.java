@@ -61,14 +61,17 @@ public final class JdbcConversationStore implements ConversationStore {
     private static final int IN_LIST_CHUNK = 500;
 
     private static final String CONVERSATION_COLUMNS =
-            "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key, owner";
+            "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key, owner, thread_id, forked_at_turn";
+    /** The columns of {@link #CONVERSATION_COLUMNS}, a list row's thread's last activity in place of its own. */
+    private static final String THREAD_ROW_COLUMNS =
+            "id, title, system_prompt, provider, model, created_at, thread_updated_at, forked_from, cache_key, owner, thread_id, forked_at_turn";
     private static final String ENTRY_COLUMNS =
             "conversation_id, seq, turn, kind, content, replay_format, replay_data, created_at";
     private static final String TURN_COLUMNS =
             "conversation_id, turn, status, started_at, ended_at, summary_json";
 
     private static final String INSERT_CONVERSATION = "INSERT INTO conversations (" + CONVERSATION_COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
+            + ", selected_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
     private static final String INSERT_ENTRY = "INSERT INTO entries (" + ENTRY_COLUMNS
             + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq) DO NOTHING";
     private static final String INSERT_FILE = "INSERT INTO attachment_files (conversation_id, sha256, size, data)"
@@ -82,6 +85,7 @@ public final class JdbcConversationStore implements ConversationStore {
             + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, turn) DO UPDATE SET"
             + " status = excluded.status, started_at = excluded.started_at,"
             + " ended_at = excluded.ended_at, summary_json = excluded.summary_json, lease_epoch = excluded.lease_epoch";
+    private static final String SELECT_BRANCH = "UPDATE conversations SET selected_at = ? WHERE id = ? AND selected_at < ?";
     private static final String SET_TITLE = "UPDATE conversations SET title = ?,"
             + " updated_at = CASE WHEN updated_at < ? THEN ? ELSE updated_at END WHERE id = ?";
     private static final List<String> DELETE_CONVERSATION = List.of(
@@ -96,7 +100,7 @@ public final class JdbcConversationStore implements ConversationStore {
             "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE id = ?";
     private static final String SELECT_OWNED_CONVERSATION =
             "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE id = ? AND owner = ?";
-    private static final String COUNT_CONVERSATIONS = "SELECT COUNT(*) FROM conversations WHERE owner = ?";
+    private static final String COUNT_CONVERSATIONS = "SELECT COUNT(DISTINCT thread_id) FROM conversations WHERE owner = ?";
     private static final String SELECT_ENTRIES =
             "SELECT " + ENTRY_COLUMNS + " FROM entries WHERE conversation_id = ? ORDER BY seq";
     private static final String SELECT_ATTACHMENTS = "SELECT seq, sha256, name, media_type, size, prompt_text"
@@ -124,6 +128,7 @@ public final class JdbcConversationStore implements ConversationStore {
     private final Dialect dialect;
     private final Transactions transactions;
     private final String listConversations;
+    private final String selectThread;
     private final String conversationExists;
     private final String selectLease;
     private final String leaseStillCurrent;
@@ -134,14 +139,28 @@ public final class JdbcConversationStore implements ConversationStore {
         this.database = Objects.requireNonNull(database, "database");
         this.dialect = database.dialect();
         this.transactions = new Transactions(database);
-        this.listConversations = "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE owner = ? ORDER BY updated_at DESC, "
-                + dialect.inCodePointOrder("id") + " LIMIT ? OFFSET ?";
+        this.listConversations = onePerThread("owner = ?") + " LIMIT ? OFFSET ?";
+        this.selectThread = "SELECT id, forked_from, forked_at_turn, created_at, selected_at,"
+                + " (SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id) FROM conversations c"
+                + " WHERE owner = ? AND thread_id = ? ORDER BY created_at, " + dialect.inCodePointOrder("id");
         this.conversationExists = "SELECT 1 FROM conversations WHERE id = ?" + dialect.lockAgainstDelete();
         this.selectLease = "SELECT owner, epoch, expires_at, requested_by FROM leases WHERE conversation_id = ?"
                 + dialect.lockForUpdate();
         this.leaseStillCurrent = "SELECT 1 FROM leases WHERE conversation_id = ? AND epoch = ? AND owner IS NOT NULL"
                 + dialect.lockShared();
-        this.search = new ConversationSearch(transactions, dialect, CONVERSATION_COLUMNS);
+        this.search = new ConversationSearch(transactions, dialect, this::onePerThread);
+    }
+
+    /**
+     * One row per thread of the conversations {@code where} selects, as {@link #conversations} describes: the branch
+     * selected last, with its thread's last activity; most recently active first.
+     */
+    private String onePerThread(String where) {
+        String byId = dialect.inCodePointOrder("id");
+        return "SELECT " + THREAD_ROW_COLUMNS + " FROM (SELECT " + CONVERSATION_COLUMNS
+                + ", MAX(updated_at) OVER (PARTITION BY thread_id) AS thread_updated_at,"
+                + " ROW_NUMBER() OVER (PARTITION BY thread_id ORDER BY selected_at DESC, " + byId + ") AS shown_order"
+                + " FROM conversations c WHERE " + where + ") branches WHERE shown_order = 1 ORDER BY thread_updated_at DESC, " + byId;
     }
 
     /**
@@ -276,6 +295,7 @@ public final class JdbcConversationStore implements ConversationStore {
                 case Write.AppendEntry append -> appendEntries(List.of(append));
                 case Write.PutTurn put -> putTurn(put.turn(), put.epoch());
                 case Write.SetTitle setTitle -> setTitle(setTitle);
+                case Write.SelectBranch select -> selectBranch(select);
                 case Write.DeleteConversation delete -> deleteConversation(delete.conversationId());
             }
         }
@@ -300,6 +320,13 @@ public final class JdbcConversationStore implements ConversationStore {
             insert.setString(8, conversation.forkedFrom());
             insert.setString(9, conversation.cacheKey().equals(conversation.id()) ? null : conversation.cacheKey());
             insert.setString(10, conversation.owner());
+            insert.setString(11, conversation.branch().threadId());
+            if (conversation.forkedFrom() == null) {
+                insert.setNull(12, Types.INTEGER);
+            } else {
+                insert.setInt(12, conversation.branch().forkedAtTurn());
+            }
+            insert.setLong(13, conversation.createdAtMillis()); // a new branch is the one its thread shows
             insert.executeUpdate();
             exists.put(conversation.id(), true);
         }
@@ -424,6 +451,14 @@ public final class JdbcConversationStore implements ConversationStore {
             update.setLong(2, setTitle.updatedAtMillis());
             update.setLong(3, setTitle.updatedAtMillis());
             update.setString(4, setTitle.conversationId());
+            update.executeUpdate();
+        }
+
+        private void selectBranch(Write.SelectBranch select) throws SQLException {
+            PreparedStatement update = statement(SELECT_BRANCH);
+            update.setLong(1, select.atMillis());
+            update.setString(2, select.conversationId());
+            update.setLong(3, select.atMillis());
             update.executeUpdate();
         }
 
@@ -580,9 +615,36 @@ public final class JdbcConversationStore implements ConversationStore {
         }, conversationId);
     }
 
+    @Override
+    public List<BranchRecord> thread(String owner, String threadId) {
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(threadId, "threadId");
+        return transactions.rows("read the branches of thread " + threadId, selectThread, row -> new BranchRecord(row.getString(1),
+                row.getString(2), row.getInt(3), row.getLong(4), row.getLong(5), row.getInt(6)), owner, threadId);
+    }
+
+    @Override
+    public Map<String, String> userMessages(List<String> conversationIds, int turn) {
+        Objects.requireNonNull(conversationIds, "conversationIds");
+        Map<String, String> messages = new HashMap<>();
+        for (int from = 0; from < conversationIds.size(); from += IN_LIST_CHUNK) {
+            List<String> chunk = conversationIds.subList(from, Math.min(conversationIds.size(), from + IN_LIST_CHUNK));
+            List<Object> parameters = new ArrayList<>(chunk);
+            parameters.add(turn);
+            transactions.rows("read the messages of turn " + turn, "SELECT conversation_id, content FROM entries WHERE conversation_id IN ("
+                    + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ") AND turn = ? AND kind = 'user'",
+                    row -> Map.entry(row.getString(1), row.getString(2)), parameters.toArray())
+                    .forEach(message -> messages.put(message.getKey(), message.getValue()));
+        }
+        return messages;
+    }
+
     private static ConversationRecord conversationRecord(ResultSet rows) throws SQLException {
-        return new ConversationRecord(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4),
-                rows.getString(5), rows.getLong(6), rows.getLong(7), rows.getString(8), rows.getString(9), rows.getString(10));
+        String id = rows.getString(1);
+        String forkedFrom = rows.getString(8);
+        ConversationRecord.Branch branch = new ConversationRecord.Branch(rows.getString(11), forkedFrom, forkedFrom == null ? 0 : rows.getInt(12));
+        return new ConversationRecord(id, rows.getString(2), rows.getString(3), rows.getString(4),
+                rows.getString(5), rows.getLong(6), rows.getLong(7), branch, rows.getString(9), rows.getString(10));
     }
 
     // ---------------------------------------------------------------------------------- leases

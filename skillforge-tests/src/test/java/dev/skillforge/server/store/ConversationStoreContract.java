@@ -6,16 +6,22 @@ import dev.skillforge.server.search.SearchQuery;
 import dev.skillforge.server.search.SearchSource;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.store.ConversationRecord.Branch;
 import dev.skillforge.server.store.ConversationStore.Renewal;
 import dev.skillforge.server.store.Write.AppendEntry;
 import dev.skillforge.server.store.Write.CreateConversation;
 import dev.skillforge.server.store.Write.DeleteConversation;
 import dev.skillforge.server.store.Write.PutTurn;
 import dev.skillforge.server.store.Write.SetTitle;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -50,6 +56,13 @@ abstract class ConversationStoreContract {
      * test reaches the same database (as two server instances would), empty at the test's start.
      */
     protected abstract ConversationStore openStore();
+
+    /** This test's database as Flyway and plain JDBC reach it (empty until a store opens it): for tests of a migration. */
+    protected abstract Address address();
+
+    /** A database's JDBC URL, user (or {@code null}) and the Flyway location of its own kind's migrations. */
+    protected record Address(String url, String user, String ownMigrations) {
+    }
 
     /** The store under test, opened on first use. */
     protected final ConversationStore store() {
@@ -118,13 +131,135 @@ abstract class ConversationStoreContract {
     }
 
     @Test
-    void aForkKeepsWhereItCameFromAndItsCacheKey() {
-        ConversationRecord fork = new ConversationRecord("c-2", "Cold brew", "prompt", "sim", "sim-1", 5, 6, "c-1", "c-1/c-2", Caller.LOCAL_ID);
+    void aForkKeepsItsThreadWhereItCameFromAndItsCacheKey() {
+        ConversationRecord fork = new ConversationRecord("c-2", "Cold brew", "prompt", "sim", "sim-1", 5, 6,
+                new Branch("c-1", "c-1", 3), "c-1/c-2", Caller.LOCAL_ID);
 
         store().apply(List.of(new CreateConversation(fork)));
 
         assertThat(store().conversation("c-2")).contains(fork);
         assertThat(store().conversation("c-2").orElseThrow().cacheKey()).isEqualTo("c-1/c-2");
+        assertThat(store().conversation("c-2").orElseThrow().branch()).isEqualTo(new Branch("c-1", "c-1", 3));
+        create("c-1", 100);
+        assertThat(store().conversation("c-1").orElseThrow().branch()).as("nobody's fork: a thread of its own").isEqualTo(Branch.root("c-1"));
+    }
+
+    // ---------------------------------------------------------------------- threads
+
+    /** A conversation nobody forked, made and last active at {@code at}. */
+    private static ConversationRecord root(String id, long at) {
+        return new ConversationRecord(id, "Title of " + id, "You forge skills.\n", "sim", "sim-1", at, at, Caller.LOCAL_ID);
+    }
+
+    /** A fork of {@code from} (a branch of its thread) before turn {@code turn}, made at {@code at}. */
+    private static ConversationRecord fork(ConversationRecord from, String id, int turn, long at) {
+        return new ConversationRecord(id, from.title(), from.systemPrompt(), from.provider(), from.model(), at, at,
+                Branch.forkOf(from, turn), from.branch().threadId() + "/" + id, from.owner());
+    }
+
+    @Test
+    void theListShowsEachThreadOnceAsItsBranchSelectedLastWithTheThreadsLastActivity() {
+        ConversationRecord root = root("t-1", 100);
+        ConversationRecord edited = fork(root, "t-2", 1, 200);
+        ConversationRecord regenerated = fork(edited, "t-3", 1, 300);
+        store().apply(List.of(new CreateConversation(root), new CreateConversation(edited), new CreateConversation(regenerated),
+                new CreateConversation(root("o-1", 250))));
+
+        assertThat(rows()).as("a new branch is the one its thread shows").containsExactly("t-3@300", "o-1@250");
+        assertThat(store().count(Caller.LOCAL_ID)).as("threads, not branches").isEqualTo(2);
+
+        store().apply(List.of(new Write.SelectBranch("t-1", 400)));
+        assertThat(rows()).as("switched back: not new activity").containsExactly("t-1@300", "o-1@250");
+        store().apply(List.of(new Write.SelectBranch("t-1", 50), new Write.SelectBranch("t-2", 350)));
+        assertThat(rows()).as("an earlier choice does not undo a later one").containsExactly("t-1@300", "o-1@250");
+
+        store().apply(List.of(new AppendEntry(entryAt("t-2", 2, 500))));
+        assertThat(rows()).as("any branch's activity is the thread's").containsExactly("t-1@500", "o-1@250");
+        store().apply(List.of(new AppendEntry(entryAt("o-1", 0, 600))));
+        assertThat(store().conversations(Caller.LOCAL_ID, 1, 1)).extracting(ConversationRecord::id).containsExactly("t-1");
+
+        store().apply(List.of(new Write.DeleteConversation("t-1")));
+        assertThat(rows()).as("the thread's other branches are still listed").containsExactly("o-1@600", "t-2@500");
+    }
+
+    private List<String> rows() {
+        return store().conversations(Caller.LOCAL_ID, 10, 0).stream().map(c -> c.id() + "@" + c.updatedAtMillis()).toList();
+    }
+
+    @Test
+    void aThreadsBranchesComeOldestFirstWithTheirForkPointsAndTurnsAndNoneForAnotherPerson() {
+        ConversationRecord root = root("t-1", 100);
+        ConversationRecord edited = fork(root, "t-2", 1, 200);
+        ConversationRecord bobs = new ConversationRecord("b-1", "Bob's", "prompt", "sim", "sim-1", 1, 1, "bob");
+        store().apply(List.of(new CreateConversation(root), new CreateConversation(edited), new CreateConversation(bobs),
+                new PutTurn(turn("t-1", 0, "complete")), new PutTurn(turn("t-1", 1, "complete")),
+                new PutTurn(turn("t-2", 0, "complete")), new PutTurn(turn("t-2", 1, "running")),
+                new Write.SelectBranch("t-1", 700)));
+
+        assertThat(store().thread(Caller.LOCAL_ID, "t-1")).containsExactly(
+                new BranchRecord("t-1", null, 0, 100, 700, 2),
+                new BranchRecord("t-2", "t-1", 1, 200, 200, 2));
+        assertThat(store().thread("bob", "t-1")).as("another person's thread").isEmpty();
+        assertThat(store().conversation("bob", "t-2")).as("another person's branch").isEmpty();
+        assertThat(store().conversations("bob", 10, 0)).extracting(ConversationRecord::id).containsExactly("b-1");
+        assertThat(store().conversations(Caller.LOCAL_ID, 10, 0)).extracting(ConversationRecord::id).containsExactly("t-1");
+        assertThat(store().count("bob")).isEqualTo(1);
+    }
+
+    @Test
+    void searchShowsOneRowPerThreadTheMatchingBranchSelectedLast() {
+        ConversationRecord root = root("t-1", 100);
+        ConversationRecord edited = fork(root, "t-2", 1, 200);
+        store().apply(List.of(new CreateConversation(root), new CreateConversation(edited)));
+        append(entry("t-1", 0, "How do I make cold brew?"), entry("t-1", 1, "Steep it."), entry("t-1", 2, "Longer, please"),
+                entry("t-2", 0, "How do I make cold brew?"), entry("t-2", 1, "Steep it."), entry("t-2", 2, "Shorter, please"));
+
+        assertThat(search(Caller.LOCAL_ID, "brew", 10)).as("the shared prefix matches once").containsExactly("t-2");
+        assertThat(search(Caller.LOCAL_ID, "longer", 10)).as("what only one branch has").containsExactly("t-1");
+        store().apply(List.of(new Write.SelectBranch("t-1", 9_000)));
+        assertThat(search(Caller.LOCAL_ID, "brew", 10)).containsExactly("t-1");
+        assertThat(search("bob", "brew", 10)).isEmpty();
+    }
+
+    @Test
+    void forksMadeBeforeBranchesExistedBecomeBranchesOfTheirThreadWhenTheSchemaIsMigrated() throws SQLException {
+        Address database = address();
+        Flyway.configure().dataSource(database.url(), database.user(), null).locations("classpath:db/migration", database.ownMigrations())
+                .target("9").load().migrate();
+        try (Connection connection = DriverManager.getConnection(database.url(), database.user(), null);
+             Statement statement = connection.createStatement()) {
+            // A conversation, its edited copy (turn 1 its own), a regenerated copy of that (made before it had a turn of its own).
+            statement.execute("INSERT INTO conversations (id, title, system_prompt, provider, model, created_at, updated_at, forked_from,"
+                    + " cache_key, owner) VALUES ('c-1', 'Brew', 'p', 'sim', 'm', 1000, 5000, NULL, NULL, 'local'),"
+                    + " ('c-2', 'Brew', 'p', 'sim', 'm', 3000, 4000, 'c-1', 'c-1/c-2', 'local'),"
+                    + " ('c-3', 'Brew', 'p', 'sim', 'm', 6000, 6000, 'c-2', 'c-1/c-3', 'local'),"
+                    + " ('o-1', 'Other', 'p', 'sim', 'm', 100, 100, NULL, NULL, 'local')");
+            statement.execute("INSERT INTO turns (conversation_id, turn, status, started_at) VALUES ('c-1', 0, 'complete', 1100),"
+                    + " ('c-1', 1, 'complete', 1200), ('c-2', 0, 'complete', 1100), ('c-2', 1, 'complete', 3500),"
+                    + " ('c-3', 0, 'complete', 1100), ('c-3', 1, 'complete', 3500)");
+        }
+
+        assertThat(rows()).as("the branch active last is shown").containsExactly("c-3@6000", "o-1@100");
+        assertThat(store().thread(Caller.LOCAL_ID, "c-1")).containsExactly(
+                new BranchRecord("c-1", null, 0, 1_000, 5_000, 2),
+                new BranchRecord("c-2", "c-1", 1, 3_000, 4_000, 2),
+                new BranchRecord("c-3", "c-2", 2, 6_000, 6_000, 2));
+        assertThat(store().conversation("c-3").orElseThrow().branch()).isEqualTo(new Branch("c-1", "c-2", 2));
+        assertThat(store().conversation("o-1").orElseThrow().branch()).isEqualTo(Branch.root("o-1"));
+    }
+
+    @Test
+    void userMessagesAreTheMessagesOfOneTurnOfEachConversationThatHasIt() {
+        create("c-1", 100);
+        create("c-2", 100);
+        create("c-3", 100);
+        append(entry("c-1", 0, "first"), entry("c-1", 1, "answer"), entry("c-1", 2, "second of c-1"),
+                entry("c-2", 0, "first"), entry("c-2", 1, "answer"), entry("c-2", 2, "second of c-2"),
+                entry("c-3", 0, "only one turn"));
+
+        assertThat(store().userMessages(List.of("c-1", "c-2", "c-3"), 1))
+                .isEqualTo(java.util.Map.of("c-1", "second of c-1", "c-2", "second of c-2"));
+        assertThat(store().userMessages(List.of(), 0)).isEmpty();
     }
 
     // ------------------------------------------------------------------------ search

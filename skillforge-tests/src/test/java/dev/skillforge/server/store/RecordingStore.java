@@ -4,6 +4,7 @@ import dev.skillforge.server.search.SearchQuery;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -57,6 +58,16 @@ final class RecordingStore implements ConversationStore {
     @Override
     public long count(String owner) {
         return delegate.count(owner);
+    }
+
+    @Override
+    public List<BranchRecord> thread(String owner, String threadId) {
+        return delegate.thread(owner, threadId);
+    }
+
+    @Override
+    public Map<String, String> userMessages(List<String> conversationIds, int turn) {
+        return delegate.userMessages(conversationIds, turn);
     }
 
     @Override
