@@ -1,6 +1,7 @@
-// The chat page: conversations, sending a message and following its turn, stop, re-attaching after
-// a reload or a switch, the provider picker and label, and layout (the theme and the other settings
-// are settings.js's). It talks only to the server's API.
+// The chat page's owner of state: which conversation is shown, sending a message and following its turn, stop,
+// re-attaching after a reload or a switch, the composer, scrolling, the live change feed, and wiring the modules
+// (conversation-list.js the sidebar, run-cache.js what a tab saw of a turn, turn.js a turn's view, notices.js toasts,
+// settings.js, account.js, skills.js, branches.js, search.js, attachments.js). It talks only to the server's API.
 
 import { Account } from './account.js';
 import { api, readEvents } from './api.js';
@@ -10,7 +11,10 @@ import { Settings } from './settings.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
 import { ACCEPT, PendingAttachments, Preview, chip, isLongPaste, storedChips } from './attachments.js';
-import { decorateResult, revealFound } from './search.js';
+import { revealFound } from './search.js';
+import { ConversationList } from './conversation-list.js';
+import { describe, retryable, toast } from './notices.js';
+import { clearRunCache, flushSave, readRunCache, saveRunCache, saveSoon } from './run-cache.js';
 import { showBranchSwitches } from './branches.js';
 
 const $ = id => document.getElementById(id);
@@ -25,12 +29,9 @@ const ui = {
   input: $('input'),
   send: $('send'),
   stop: $('stop'),
-  list: $('conversation-list'),
-  listEmpty: $('conversation-list-empty'),
   provider: $('provider'),
   conversationUsage: $('conversation-usage'),
   simNotice: $('sim-notice'),
-  toast: $('toast'),
   sidebarToggle: $('toggle-sidebar'),
 };
 
@@ -82,54 +83,30 @@ const settings = new Settings({
   },
 });
 
-// ---- the run cache: what this tab saw of a running turn, so a reload shows it at once and asks the
-// server only for what it missed (Last-Event-ID). sessionStorage: per tab, gone with the tab.
+const chatList = new ConversationList({
+  state,
+  onOpen: () => {
+    closeSidebarOnPhone();
+    ui.input.focus(); // the next thing a person does is type, not Tab through the list
+  },
+  onOpenFound: id => openFound(id),
+  onShown: conversation => showExport(conversation),
+  onDeleted: id => {
+    if (state.id === id) {
+      newChat();
+    }
+  },
+});
 
-const CACHE_PREFIX = 'skillforge.run.';
-let pendingSave = null;
-
-function readRunCache(id) {
-  try {
-    const value = sessionStorage.getItem(CACHE_PREFIX + id);
-    return value ? JSON.parse(value) : null;
-  } catch {
-    return null;
+/** Opens a chat at a search result's passage (search.js): by its address, or again when it is the one shown. */
+function openFound(id) {
+  closeSidebarOnPhone();
+  if (idFromHash() === id) {
+    openConversation(id);
+  } else {
+    location.hash = '#/c/' + encodeURIComponent(id);
   }
 }
-
-function saveRunCache(id, cache) {
-  try {
-    sessionStorage.setItem(CACHE_PREFIX + id, JSON.stringify(cache));
-  } catch {
-    clearRunCache(id); // too big for storage: a reload then replays the whole turn from the server
-  }
-}
-
-function clearRunCache(id) {
-  try {
-    sessionStorage.removeItem(CACHE_PREFIX + id);
-  } catch {
-    // storage unavailable: nothing to clear
-  }
-}
-
-function saveSoon(id, cache) {
-  pendingSave = () => saveRunCache(id, cache);
-  if (!saveSoon.timer) {
-    saveSoon.timer = setTimeout(flushSave, 250);
-  }
-}
-
-function flushSave() {
-  clearTimeout(saveSoon.timer);
-  saveSoon.timer = null;
-  if (pendingSave) {
-    pendingSave();
-    pendingSave = null;
-  }
-}
-
-window.addEventListener('pagehide', flushSave);
 
 // ---- runs -------------------------------------------------------------------------------------
 
@@ -207,7 +184,7 @@ async function send(text, files = []) {
     if (run.stopRequested) {
       view.finish('cancelled', 'cancelled', null, 0); // stopped before anything was sent
       endRun(run);
-      refreshConversations();
+      chatList.refresh();
       return;
     }
     const cache = { turn: state.lastTurn + 1, lastEventId: 0, events: [] };
@@ -217,7 +194,7 @@ async function send(text, files = []) {
       api.stop(run.id).catch(() => {}); // the first stop may have come before the turn existed
     }
     saveRunCache(run.id, cache);
-    refreshConversations();
+    chatList.refresh();
     await follow(run, cache, null, response);
   } catch (e) {
     if (run.detached) {
@@ -240,7 +217,7 @@ async function send(text, files = []) {
     if (created && e.status >= 400 && e.status < 500) {
       await forgetRefusedChat(created.id);
     }
-    refreshConversations();
+    chatList.refresh();
   }
 }
 
@@ -273,7 +250,7 @@ async function sendInFork(turnNumber, text) {
  * the refusal still shown and the message still in the box.
  */
 async function forgetRefusedChat(id) {
-  deletedHere.add(id); // its change event is not news to this tab
+  chatList.deletedHere.add(id); // its change event is not news to this tab
   try {
     await api.remove(id);
   } catch {
@@ -287,7 +264,7 @@ async function forgetRefusedChat(id) {
     showConversationUsage(null);
     showExport(null);
     picker.show(true);
-    markCurrent();
+    chatList.markCurrent();
   }
 }
 
@@ -305,7 +282,7 @@ async function switchBranch(id) {
   }
   history.pushState(null, '', '#/c/' + encodeURIComponent(id));
   await openConversation(id);
-  refreshConversations();
+  chatList.refresh();
 }
 
 /** Puts a message that was not sent back into the empty box, so it is not lost. */
@@ -376,7 +353,6 @@ async function follow(run, cache, reopen, firstResponse) {
   if (noRun && Date.now() - (reloadedAfterNoRun.get(run.id) || 0) > 5000) {
     // What is stored is the whole story now: show it (once; a second time in a row offers Reconnect).
     reloadedAfterNoRun.set(run.id, Date.now());
-    pendingSave = null;
     clearRunCache(run.id);
     endRun(run);
     openConversation(run.id);
@@ -395,11 +371,10 @@ function turnEnded(run, cache) {
   if (run.detached) {
     return;
   }
-  pendingSave = null;
   clearRunCache(run.id);
   state.lastTurn = Math.max(state.lastTurn, cache.turn); // with the run's end: the next turn is numbered after it
   endRun(run);
-  refreshConversations();
+  chatList.refresh();
   refreshConversationUsage(run.id, run.view, cache.turn);
   skills.refresh();
   account.refreshUsage();
@@ -478,7 +453,7 @@ function newChat() {
   if (location.hash) {
     history.pushState(null, '', location.pathname + location.search);
   }
-  markCurrent();
+  chatList.markCurrent();
   closeSidebarOnPhone();
   ui.input.focus();
 }
@@ -489,7 +464,7 @@ async function openConversation(id) {
   const load = ++state.load;
   state.id = id;
   picker.show(false);
-  markCurrent();
+  chatList.markCurrent();
   closeSidebarOnPhone();
   let snapshot;
   try {
@@ -511,7 +486,7 @@ async function openConversation(id) {
   }
   ui.turns.replaceChildren();
   state.threadId = snapshot.threadId;
-  markCurrent();
+  chatList.markCurrent();
   showConversationUsage(snapshot.usage);
   showExport(snapshot);
   showConversationProvider(snapshot);
@@ -561,262 +536,6 @@ function reattach(id, turn) {
   }
   scrollToEnd();
   follow(run, cache, signal => api.events(id, cache.lastEventId, signal));
-}
-
-const search = $('search');
-let searchTimer = null;
-
-search.addEventListener('input', () => {
-  clearTimeout(searchTimer);
-  searchTimer = setTimeout(refreshConversations, 200);
-});
-search.addEventListener('keydown', event => {
-  if (event.key === 'Escape' && search.value) {
-    event.preventDefault(); // clears the search, nothing else
-    search.value = '';
-    refreshConversations();
-  } else if (event.key === 'ArrowDown') {
-    const first = ui.list.querySelector('.conversation-open');
-    if (first) {
-      event.preventDefault();
-      first.focus();
-    }
-  }
-});
-
-/** The list, or with words in the search box the chats whose title or messages have them (searched in the database). */
-async function refreshConversations() {
-  const query = search.value.trim();
-  let answer;
-  try {
-    answer = query ? await api.search(query) : await api.listConversations();
-    if (query !== search.value.trim()) {
-      return; // typed on meanwhile: the next answer shows
-    }
-  } catch (e) {
-    toast('Could not load the conversations: ' + describe(e));
-    return;
-  }
-  showConversationList(answer.conversations, query);
-}
-
-/** The list in groups by the last activity (Today, Yesterday, Previous 7 days, Older), newest first. */
-function showConversationList(conversations, query) {
-  if (listEditing) {
-    return; // the rename or confirmation reloads the list when it ends
-  }
-  const focusedId = document.activeElement && document.activeElement.closest('.conversation')
-    ? document.activeElement.closest('.conversation').dataset.id : null;
-  const groups = new Map();
-  for (const conversation of conversations) {
-    const group = dayGroup(conversation.updatedAt);
-    if (!groups.has(group)) {
-      groups.set(group, []);
-    }
-    groups.get(group).push(conversationItem(conversation));
-  }
-  ui.list.replaceChildren(...[...groups].map(([name, items]) => {
-    const section = element('section', 'conversation-group');
-    const list = element('ul', 'conversation-group-list');
-    list.append(...items);
-    section.append(element('h2', 'conversation-group-name', name), list);
-    return section;
-  }));
-  ui.listEmpty.hidden = conversations.length > 0;
-  ui.listEmpty.textContent = query ? `No chat has “${query}”.` : 'No conversations yet.';
-  const shown = conversations.find(c => c.id === state.id);
-  if (shown) {
-    showExport(shown); // its title may be new (the first message names it)
-  }
-  markCurrent();
-  if (focusedId) {
-    const again = ui.list.querySelector(`.conversation[data-id="${CSS.escape(focusedId)}"] .conversation-open`);
-    if (again) {
-      again.focus(); // a refresh does not throw the keyboard's place away
-    }
-  }
-}
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-function dayGroup(millis) {
-  const today = new Date();
-  today.setHours(0, 0, 0, 0);
-  const start = today.getTime();
-  if (millis >= start) {
-    return 'Today';
-  }
-  if (millis >= start - DAY_MS) {
-    return 'Yesterday';
-  }
-  return millis >= start - 7 * DAY_MS ? 'Previous 7 days' : 'Older';
-}
-
-/** When a chat was last active: the time today, else the date (with the year when it is not this one). */
-function shortWhen(millis) {
-  const when = new Date(millis);
-  const now = new Date();
-  if (when.toDateString() === now.toDateString()) {
-    return when.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  }
-  return when.toLocaleDateString(undefined, when.getFullYear() === now.getFullYear()
-    ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' });
-}
-
-/**
- * One row: a single tab stop (the link). Its buttons are reached with the mouse, or from the link with
- * F2 (rename) and Delete; ArrowUp and ArrowDown move between rows.
- */
-function conversationItem(conversation) {
-  const li = element('li', 'conversation');
-  li.dataset.id = conversation.id;
-  li.dataset.running = String(conversation.running);
-  const title = conversation.title || 'New chat';
-  const open = element('a', 'conversation-open');
-  open.href = '#/c/' + encodeURIComponent(conversation.id);
-  open.title = title + '\nLast active ' + new Date(conversation.updatedAt).toLocaleString()
-    + '\nF2 renames, Delete deletes';
-  open.setAttribute('aria-keyshortcuts', 'F2 Delete');
-  open.append(element('span', 'conversation-title', title));
-  // The date comes from CSS: the link's text stays the title alone.
-  open.dataset.when = shortWhen(conversation.updatedAt);
-  li.dataset.thread = conversation.threadId;
-  open.addEventListener('click', () => {
-    closeSidebarOnPhone(); // also when it is the conversation shown
-    ui.input.focus(); // the next thing a person does is type, not Tab through the list
-  });
-  const rename = iconButton('✎', 'Rename ' + title, 'rename');
-  rename.addEventListener('click', () => startRename(li, open, conversation));
-  const remove = iconButton('✕', 'Delete ' + title, 'delete');
-  remove.addEventListener('click', () => confirmDelete(li, conversation));
-  open.addEventListener('keydown', event => {
-    if (event.key === 'F2') {
-      event.preventDefault();
-      startRename(li, open, conversation);
-    } else if (event.key === 'Delete') {
-      event.preventDefault();
-      confirmDelete(li, conversation);
-    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault();
-      const links = [...ui.list.querySelectorAll('.conversation-open')];
-      const next = links[links.indexOf(open) + (event.key === 'ArrowDown' ? 1 : -1)];
-      if (next) {
-        next.focus();
-      }
-    }
-  });
-  li.append(open, rename, remove);
-  decorateResult(li, open.querySelector('.conversation-title'), conversation, openFound);
-  return li;
-}
-
-/** Opens a chat at a search result's passage (search.js): by its address, or again when it is the one shown. */
-function openFound(id) {
-  closeSidebarOnPhone();
-  if (idFromHash() === id) {
-    openConversation(id);
-  } else {
-    location.hash = '#/c/' + encodeURIComponent(id);
-  }
-}
-
-function iconButton(symbol, label, className) {
-  const button = element('button', 'icon-button ' + className, symbol);
-  button.type = 'button';
-  button.tabIndex = -1; // one tab stop per row: the keyboard uses F2 and Delete on the row's link
-  button.setAttribute('aria-label', label);
-  button.title = label;
-  return button;
-}
-
-/** A rename or a delete confirmation is under way in the list: a refresh would throw it away, so refreshes wait for its end. */
-let listEditing = false;
-
-function startRename(li, open, conversation) {
-  listEditing = true;
-  const input = element('input', 'rename-input');
-  input.value = conversation.title || '';
-  input.setAttribute('aria-label', 'New title');
-  input.maxLength = 200;
-  li.replaceChildren(input);
-  input.focus();
-  input.select();
-  let done = false;
-  const finish = async save => {
-    if (done) {
-      return;
-    }
-    done = true;
-    listEditing = false;
-    const title = input.value.trim();
-    if (save && title && title !== conversation.title) {
-      try {
-        await api.rename(conversation.id, title);
-      } catch (e) {
-        toast('Could not rename: ' + describe(e));
-      }
-    }
-    await refreshConversations();
-    const again = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
-    if (again) {
-      again.focus();
-    }
-  };
-  input.addEventListener('keydown', event => {
-    if (event.key === 'Enter') {
-      event.preventDefault();
-      finish(true);
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      finish(false);
-    }
-  });
-  input.addEventListener('blur', () => finish(true));
-}
-
-function confirmDelete(li, conversation) {
-  const title = conversation.title || 'New chat';
-  const box = element('div', 'confirm');
-  box.append(element('span', null, `Delete “${title}”?`));
-  const yes = element('button', 'button danger confirm-yes', 'Delete');
-  yes.type = 'button';
-  const no = element('button', 'button', 'Keep');
-  no.type = 'button';
-  box.append(yes, no);
-  li.replaceChildren(box);
-  listEditing = true;
-  no.focus(); // the safe choice: Enter right after Delete keeps the chat
-  const keep = async () => {
-    listEditing = false;
-    await refreshConversations();
-    const row = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
-    (row || ui.input).focus();
-  };
-  no.addEventListener('click', keep);
-  box.addEventListener('keydown', event => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      event.stopPropagation(); // cancels the confirmation only, not a running answer
-      keep();
-    }
-  });
-  yes.addEventListener('click', async () => {
-    deletedHere.add(conversation.id); // its change event is not news to this tab
-    try {
-      await api.remove(conversation.id);
-    } catch (e) {
-      listEditing = false;
-      toast(e.status === 409 ? 'A turn is running in that conversation: stop it first.' : 'Could not delete: ' + describe(e));
-      refreshConversations();
-      return;
-    }
-    listEditing = false;
-    clearRunCache(conversation.id);
-    if (state.id === conversation.id) {
-      newChat();
-    }
-    refreshConversations();
-  });
 }
 
 /** The export links for the shown conversation (hidden for a new chat): Markdown and JSON, named by its title. */
@@ -872,19 +591,6 @@ async function refreshConversationUsage(id, view, turnNumber) {
     }
   } catch {
     // the totals stay as they were; the next turn or switch refreshes them
-  }
-}
-
-function markCurrent() {
-  for (const li of ui.list.querySelectorAll('.conversation')) {
-    const link = li.querySelector('.conversation-open');
-    if (link) {
-      if (li.dataset.id === state.id || (state.threadId && li.dataset.thread === state.threadId)) {
-        link.setAttribute('aria-current', 'page');
-      } else {
-        link.removeAttribute('aria-current');
-      }
-    }
   }
 }
 
@@ -1118,8 +824,7 @@ document.addEventListener('keydown', event => {
   } else if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === 'k') {
     event.preventDefault(); // Ctrl+K: search the chats
     ui.body.classList.add('sidebar-open');
-    search.focus();
-    search.select();
+    chatList.focusSearch();
   } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === 'o') {
     event.preventDefault(); // Ctrl+Shift+O: a new chat, ChatGPT's shortcut
     newChat();
@@ -1127,31 +832,6 @@ document.addEventListener('keydown', event => {
     settings.handleKey(event);
   }
 });
-
-let toastTimer = null;
-
-function toast(message) {
-  ui.toast.textContent = message;
-  ui.toast.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { ui.toast.hidden = true; }, 6000);
-}
-
-function describe(error) {
-  if (error instanceof TypeError) {
-    // fetch's own words ("Failed to fetch", "NetworkError…") say nothing to a person
-    return 'The server cannot be reached: is it running? Check the terminal where you started it.';
-  }
-  return error && error.message ? error.message : String(error);
-}
-
-/** Whether sending the same message again can help: not for a message that is too long, a missing key, … */
-function retryable(code) {
-  return !NOT_RETRYABLE.has(code);
-}
-
-const NOT_RETRYABLE = new Set(['message_too_large', 'body_too_large', 'invalid_request', 'invalid_json', 'provider_no_key',
-  'provider_not_configured', 'provider_prompt_blocked', 'provider_finish_content_filter', 'not_found']);
 
 window.addEventListener('hashchange', () => {
   const id = idFromHash();
@@ -1168,7 +848,6 @@ window.addEventListener('hashchange', () => {
 // ---- live: one stream of conversation changes per page ---------------------------------------
 
 let listTimer = null;
-const deletedHere = new Set();
 
 /**
  * Every tab sees what the others (and other clients) change: the list follows, and a turn started
@@ -1210,16 +889,15 @@ function listenForChanges() {
 
 /** After (re)connecting: the list as it is now, and the shown chat's turn if one runs there that this tab does not follow. */
 async function catchUp() {
-  await refreshConversations();
-  const row = state.id && ui.list.querySelector(`.conversation[data-id="${CSS.escape(state.id)}"]`);
-  if (row && row.dataset.running === 'true' && !state.run) {
+  await chatList.refresh();
+  if (chatList.running(state.id) && !state.run) {
     openConversation(state.id);
   }
 }
 
 function onChange(change) {
   clearTimeout(listTimer);
-  listTimer = setTimeout(refreshConversations, 100);
+  listTimer = setTimeout(() => chatList.refresh(), 100);
   if (change.id !== state.id || state.run) {
     return; // another chat, or this tab follows the shown one's turn already
   }
@@ -1227,7 +905,7 @@ function onChange(change) {
     openConversation(change.id); // shows it and follows the turn
   } else if (change.change === 'ended' && ui.turns.querySelector('.turn[data-status="running"]')) {
     openConversation(change.id);
-  } else if (change.change === 'deleted' && !deletedHere.has(change.id)) {
+  } else if (change.change === 'deleted' && !chatList.deletedHere.has(change.id)) {
     toast('This chat was deleted (in another tab?).');
     newChat();
   }
@@ -1243,7 +921,7 @@ const placeholder = () => {
 narrow.addEventListener('change', placeholder);
 placeholder();
 settings.load();
-refreshConversations();
+chatList.refresh();
 ui.input.focus(); // the person can type at once
 const initial = idFromHash();
 if (initial) {
