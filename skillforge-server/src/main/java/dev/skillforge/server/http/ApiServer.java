@@ -8,6 +8,7 @@ import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.Transcript;
 import dev.skillforge.server.conversation.MessageLimit;
 import dev.skillforge.server.document.DocumentException;
+import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.run.AgentRun;
@@ -190,11 +191,23 @@ public final class ApiServer implements AutoCloseable {
                 .ifPresent(listing -> body.put("default", listing.name()));
         var list = body.putArray("providers");
         for (ProviderRegistry.Listing listing : providers) {
-            list.addObject().put("name", listing.name()).put("preset", listing.preset()).put("model", listing.model())
+            ObjectNode item = list.addObject().put("name", listing.name()).put("preset", listing.preset()).put("model", listing.model())
                     .put("simulated", listing.simulated()).put("keyPresent", listing.keyPresent()).put("default", listing.isDefault())
                     .put("contextWindow", listing.contextWindow());
+            item.set("vision", visionJson(listing.vision()));
         }
         ctx.contentType("application/json").result(Json.write(body));
+    }
+
+    /** What a page needs to refuse an image when it is picked rather than after Send: whether the model sees, and the API's limits. */
+    private static ObjectNode visionJson(Vision vision) {
+        ObjectNode json = Json.object().put("sees", vision.sees());
+        if (vision.sees()) {
+            vision.mediaTypes().forEach(json.putArray("mediaTypes")::add);
+            json.put("maxImageBytes", vision.maxImageBytes()).put("maxSide", vision.maxSide()).put("maxImages", vision.maxImages())
+                    .put("maxTotalBytes", vision.maxTotalBytes());
+        }
+        return json;
     }
 
     /**
@@ -210,6 +223,7 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         MessageLimit.check(request.newMessage());
+        stateless.requireSeen(request.messages());
         if (!conversations.ready()) {
             throw new ApiException(503, "server_stopping", "This server instance is stopping; send the request again");
         }

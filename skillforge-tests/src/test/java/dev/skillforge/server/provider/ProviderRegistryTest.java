@@ -11,6 +11,7 @@ import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.testkit.SseClient;
 import dev.skillforge.server.provider.sim.DemoAgent;
+import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.store.JdbcConversationStore;
 import org.junit.jupiter.api.Test;
@@ -55,10 +56,10 @@ class ProviderRegistryTest {
             assertThat(registry.find("nope")).isEmpty();
             assertThatThrownBy(() -> registry.get("nope")).hasMessage("no provider is named nope: configured are demo, fast, cheap, local");
             assertThat(registry.listings()).containsExactly(
-                    new ProviderRegistry.Listing("demo", "sim", SimProviderServer.MODEL, true, false, true, 131_072),
-                    new ProviderRegistry.Listing("fast", "gemini", "gemini-2.5-flash", false, true, false, 1_048_576),
-                    new ProviderRegistry.Listing("cheap", "deepseek", "deepseek-chat", false, false, false, 128_000),
-                    new ProviderRegistry.Listing("local", "llamacpp", "default", false, false, false, 8192));
+                    new ProviderRegistry.Listing("demo", "sim", SimProviderServer.MODEL, true, false, true, 131_072, Vision.OPENAI_CHAT),
+                    new ProviderRegistry.Listing("fast", "gemini", "gemini-2.5-flash", false, true, false, 1_048_576, Vision.GEMINI),
+                    new ProviderRegistry.Listing("cheap", "deepseek", "deepseek-chat", false, false, false, 128_000, Vision.NONE),
+                    new ProviderRegistry.Listing("local", "llamacpp", "default", false, false, false, 8192, Vision.NONE));
         }
     }
 
