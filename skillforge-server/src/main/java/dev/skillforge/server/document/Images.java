@@ -19,11 +19,11 @@ final class Images {
 
     /**
      * Whether an upload is meant as an image (its type or, without one, its name says so) or is one (its bytes say
-     * so). An SVG is not: it is XML, read as text like any other.
+     * so). A file named {@code .svg} without a type is XML, read as text like any other.
      */
     static boolean isImage(String name, String declaredType, byte[] data) {
         String type = DocumentKind.baseType(declaredType);
-        if (type.startsWith("image/") && !type.equals("image/svg+xml")) {
+        if (type.startsWith("image/")) {
             return true;
         }
         return ImageFormat.sniff(data).isPresent() || (generic(type) && ImageFormat.ofExtension(FileNames.extension(name)).isPresent());
@@ -38,6 +38,10 @@ final class Images {
         String type = DocumentKind.baseType(declaredType);
         Optional<ImageFormat> claimed = generic(type) ? ImageFormat.ofExtension(FileNames.extension(name)) : ImageFormat.ofMediaType(type);
         String claim = generic(type) ? "named ." + FileNames.extension(name) : "declared " + type;
+        if (type.equals("image/svg+xml")) {
+            throw DocumentException.unsupported("'" + name + "' is image/svg+xml: an SVG is not accepted as an image (it is a document"
+                    + " that can run scripts); attach a PNG of it, or its source as text/plain");
+        }
         if (!generic(type) && claimed.isEmpty()) {
             throw DocumentException.unsupported("'" + name + "' is " + type + ": SkillForge accepts " + ACCEPTED + " images");
         }
