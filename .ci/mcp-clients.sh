@@ -31,9 +31,10 @@ stop_server() {
 }
 trap stop_server EXIT
 
-# Only FORGE_* settings of our own: the simulated provider, any free port, a fresh data folder, no token (loopback).
+# Only FORGE_* settings of our own: the simulated provider, any free port, a fresh data folder, no token (loopback),
+# no start-up cache trained in the background while the clients run.
 env -u FORGE_API_TOKEN -u FORGE_PROVIDER -u FORGE_API_KEY -u FORGE_BASE_URL -u FORGE_DB_URL -u FORGE_CONFIG \
-  FORGE_HOST=127.0.0.1 FORGE_PORT=0 FORGE_DATA_DIR="$WORK/data" ./skillforge serve > "$WORK/server.log" 2>&1 &
+  FORGE_HOST=127.0.0.1 FORGE_PORT=0 FORGE_DATA_DIR="$WORK/data" FORGE_START_CACHE=0 ./skillforge serve > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 120); do

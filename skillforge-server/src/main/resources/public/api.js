@@ -69,8 +69,10 @@ export const api = {
   createConversation: provider => call('POST', '/api/conversations', provider ? { provider } : {}),
   conversation: id => call('GET', conversationPath(id)),
   rename: (id, title) => call('PATCH', conversationPath(id), { title }),
-  /** A new conversation with this one's turns before {@code beforeTurn} (an edited message, a regenerated answer). */
+  /** A new version from {@code beforeTurn} on (an edited message, a regenerated answer): a new branch of the conversation's thread. */
   fork: (id, beforeTurn) => call('POST', conversationPath(id) + '/fork', { beforeTurn }),
+  /** Makes branch {@code id} the one its thread's row in the list opens. */
+  select: id => call('POST', conversationPath(id) + '/select'),
   search: query => call('GET', '/api/conversations/search?limit=50&q=' + encodeURIComponent(query)),
   exportUrl: (id, format) => conversationPath(id) + '/export?format=' + format,
   remove: id => call('DELETE', conversationPath(id)),
@@ -93,6 +95,8 @@ export const api = {
   skillFileName: name => name + '-SKILL.md',
   publishSkill: name => call('POST', skillPath(name) + '/publish', {}),
   me: () => call('GET', '/api/me'),
+  settings: () => call('GET', '/api/me/settings'),
+  saveSettings: settings => call('PUT', '/api/me/settings', settings),
   usage: () => call('GET', '/api/me/usage'),
   tokens: () => call('GET', '/api/tokens'),
   createToken: name => call('POST', '/api/tokens', { name }),

@@ -1,13 +1,21 @@
-// The chat page: conversations, sending a message and following its turn, stop, re-attaching after
-// a reload or a switch, the provider picker and label, theme and layout. It talks only to the server's API.
+// The chat page's owner of state: which conversation is shown, sending a message and following its turn, stop,
+// re-attaching after a reload or a switch, the composer, scrolling, the live change feed, and wiring the modules
+// (conversation-list.js the sidebar, run-cache.js what a tab saw of a turn, turn.js a turn's view, notices.js toasts,
+// settings.js, account.js, skills.js, branches.js, search.js, attachments.js). It talks only to the server's API.
 
 import { Account } from './account.js';
 import { api, readEvents } from './api.js';
 import { ProviderPicker, describeProvider } from './providers.js';
 import { costText, element, formatCount } from './render.js';
+import { Settings } from './settings.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
 import { ACCEPT, PendingAttachments, Preview, chip, isLongPaste, storedChips } from './attachments.js';
+import { revealFound } from './search.js';
+import { ConversationList } from './conversation-list.js';
+import { describe, retryable, toast } from './notices.js';
+import { clearRunCache, flushSave, readRunCache, saveRunCache, saveSoon } from './run-cache.js';
+import { showBranchSwitches } from './branches.js';
 
 const $ = id => document.getElementById(id);
 const ui = {
@@ -21,30 +29,32 @@ const ui = {
   input: $('input'),
   send: $('send'),
   stop: $('stop'),
-  list: $('conversation-list'),
-  listEmpty: $('conversation-list-empty'),
   provider: $('provider'),
   conversationUsage: $('conversation-usage'),
   simNotice: $('sim-notice'),
-  toast: $('toast'),
   sidebarToggle: $('toggle-sidebar'),
-  theme: $('theme'),
 };
 
 const state = {
-  id: null, // the conversation shown
+  id: null, // the conversation shown: one branch of its thread
+  threadId: null, // its thread, which the list shows as one row
   lastTurn: -1, // the number of its last turn (the server numbers turns 0, 1, 2, …)
   run: null, // the turn this page is following in the shown conversation
   load: 0, // increases on every switch, so a slow load for an earlier choice is dropped
   stick: true, // follow the stream to the bottom unless the person scrolled up
+  chat: null, // the shown conversation's provider and model, once known: {id, provider, model}
 };
 
 const preview = new Preview();
+
+/** What Continue sends after a stopped answer: a new turn asking the model to go on (the stored answer stays as it is). */
+const CONTINUE_MESSAGE = 'Continue from where you stopped.';
 
 const actions = {
   retry: message => send(message),
   retryable: code => retryable(code),
   edit: (turnNumber, text) => sendInFork(turnNumber, text),
+  continue: () => send(CONTINUE_MESSAGE),
   chips: attachments => storedChips(attachments, preview),
   reconnect: () => {
     if (state.id) {
@@ -63,55 +73,40 @@ const picker = new ProviderPicker({
   note: $('provider-note'),
   onChange: provider => showProvider(provider),
 });
+const settings = new Settings({
+  onError: message => toast(message),
+  picker,
+  shownChat: () => (state.id && state.chat && state.chat.id === state.id ? state.chat : null),
+  newChatOn: name => {
+    newChat();
+    picker.choose(name);
+  },
+});
 
-// ---- the run cache: what this tab saw of a running turn, so a reload shows it at once and asks the
-// server only for what it missed (Last-Event-ID). sessionStorage: per tab, gone with the tab.
+const chatList = new ConversationList({
+  state,
+  onOpen: () => {
+    closeSidebarOnPhone();
+    ui.input.focus(); // the next thing a person does is type, not Tab through the list
+  },
+  onOpenFound: id => openFound(id),
+  onShown: conversation => showExport(conversation),
+  onDeleted: id => {
+    if (state.id === id) {
+      newChat();
+    }
+  },
+});
 
-const CACHE_PREFIX = 'skillforge.run.';
-let pendingSave = null;
-
-function readRunCache(id) {
-  try {
-    const value = sessionStorage.getItem(CACHE_PREFIX + id);
-    return value ? JSON.parse(value) : null;
-  } catch {
-    return null;
+/** Opens a chat at a search result's passage (search.js): by its address, or again when it is the one shown. */
+function openFound(id) {
+  closeSidebarOnPhone();
+  if (idFromHash() === id) {
+    openConversation(id);
+  } else {
+    location.hash = '#/c/' + encodeURIComponent(id);
   }
 }
-
-function saveRunCache(id, cache) {
-  try {
-    sessionStorage.setItem(CACHE_PREFIX + id, JSON.stringify(cache));
-  } catch {
-    clearRunCache(id); // too big for storage: a reload then replays the whole turn from the server
-  }
-}
-
-function clearRunCache(id) {
-  try {
-    sessionStorage.removeItem(CACHE_PREFIX + id);
-  } catch {
-    // storage unavailable: nothing to clear
-  }
-}
-
-function saveSoon(id, cache) {
-  pendingSave = () => saveRunCache(id, cache);
-  if (!saveSoon.timer) {
-    saveSoon.timer = setTimeout(flushSave, 250);
-  }
-}
-
-function flushSave() {
-  clearTimeout(saveSoon.timer);
-  saveSoon.timer = null;
-  if (pendingSave) {
-    pendingSave();
-    pendingSave = null;
-  }
-}
-
-window.addEventListener('pagehide', flushSave);
 
 // ---- runs -------------------------------------------------------------------------------------
 
@@ -170,13 +165,15 @@ async function send(text, files = []) {
   state.stick = true;
   scrollToEnd();
   const run = startRun(view, state.id);
+  let created = null; // made for this message: not kept when the message is refused
   try {
     if (!run.id) {
       const chosen = picker.several ? picker.chosen() : null;
-      const created = await api.createConversation(chosen ? chosen.name : undefined);
+      created = await api.createConversation(chosen ? chosen.name : undefined);
       run.id = created.id;
       if (!run.detached) {
         state.id = created.id;
+        state.threadId = created.threadId;
         state.lastTurn = -1;
         history.pushState(null, '', '#/c/' + created.id);
         picker.show(false);
@@ -187,7 +184,7 @@ async function send(text, files = []) {
     if (run.stopRequested) {
       view.finish('cancelled', 'cancelled', null, 0); // stopped before anything was sent
       endRun(run);
-      refreshConversations();
+      chatList.refresh();
       return;
     }
     const cache = { turn: state.lastTurn + 1, lastEventId: 0, events: [] };
@@ -197,7 +194,7 @@ async function send(text, files = []) {
       api.stop(run.id).catch(() => {}); // the first stop may have come before the turn existed
     }
     saveRunCache(run.id, cache);
-    refreshConversations();
+    chatList.refresh();
     await follow(run, cache, null, response);
   } catch (e) {
     if (run.detached) {
@@ -217,14 +214,18 @@ async function send(text, files = []) {
     }
     view.failedToStart(describe(e), retryable(e.code) ? 'retry' : null);
     keepInBox(text); // not sent: it can be changed and sent again
-    refreshConversations();
+    if (created && e.status >= 400 && e.status < 500) {
+      await forgetRefusedChat(created.id);
+    }
+    chatList.refresh();
   }
 }
 
 /**
  * Sends {@code text} as turn {@code turnNumber} of a fork of the shown conversation: an edited message,
- * or (the same message again) a regenerated answer. The conversation shown stays as it was; the fork
- * shares its turns before that one, so the provider's cache still serves them.
+ * or (the same message again) a regenerated answer. The fork is a new version in the same conversation
+ * (a branch of its thread, shown from now on; the earlier version stays, a switch away); it shares the
+ * turns before that one, so the provider's cache still serves them.
  */
 async function sendInFork(turnNumber, text) {
   if (state.run) {
@@ -241,6 +242,47 @@ async function sendInFork(turnNumber, text) {
   history.pushState(null, '', '#/c/' + encodeURIComponent(fork.id));
   await openConversation(fork.id);
   send(text);
+}
+
+/**
+ * The chat made for a first message the server refused (too large, a budget spent, a file it does not read) holds
+ * nothing: it is deleted rather than left in the list as an empty "New chat", and the page is a new chat again, with
+ * the refusal still shown and the message still in the box.
+ */
+async function forgetRefusedChat(id) {
+  chatList.deletedHere.add(id); // its change event is not news to this tab
+  try {
+    await api.remove(id);
+  } catch {
+    return; // kept: it shows in the list and can be deleted there
+  }
+  if (state.id === id) {
+    state.id = null;
+    state.threadId = null;
+    state.lastTurn = -1;
+    history.replaceState(null, '', location.pathname + location.search);
+    showConversationUsage(null);
+    showExport(null);
+    picker.show(true);
+    chatList.markCurrent();
+  }
+}
+
+/** Shows another version (branch) of the conversation, and makes it the one the list's row opens. */
+async function switchBranch(id) {
+  if (state.run) {
+    toast('Wait for the answer to end (or stop it) before switching versions.');
+    return;
+  }
+  try {
+    await api.select(id);
+  } catch (e) {
+    toast('Could not switch versions: ' + describe(e));
+    return;
+  }
+  history.pushState(null, '', '#/c/' + encodeURIComponent(id));
+  await openConversation(id);
+  chatList.refresh();
 }
 
 /** Puts a message that was not sent back into the empty box, so it is not lost. */
@@ -311,7 +353,6 @@ async function follow(run, cache, reopen, firstResponse) {
   if (noRun && Date.now() - (reloadedAfterNoRun.get(run.id) || 0) > 5000) {
     // What is stored is the whole story now: show it (once; a second time in a row offers Reconnect).
     reloadedAfterNoRun.set(run.id, Date.now());
-    pendingSave = null;
     clearRunCache(run.id);
     endRun(run);
     openConversation(run.id);
@@ -330,11 +371,10 @@ function turnEnded(run, cache) {
   if (run.detached) {
     return;
   }
-  pendingSave = null;
   clearRunCache(run.id);
   state.lastTurn = Math.max(state.lastTurn, cache.turn); // with the run's end: the next turn is numbered after it
   endRun(run);
-  refreshConversations();
+  chatList.refresh();
   refreshConversationUsage(run.id, run.view, cache.turn);
   skills.refresh();
   account.refreshUsage();
@@ -401,6 +441,7 @@ function newChat() {
   detachRun();
   state.load++;
   state.id = null;
+  state.threadId = null;
   state.lastTurn = -1;
   ui.turns.replaceChildren();
   showConversationUsage(null);
@@ -412,7 +453,7 @@ function newChat() {
   if (location.hash) {
     history.pushState(null, '', location.pathname + location.search);
   }
-  markCurrent();
+  chatList.markCurrent();
   closeSidebarOnPhone();
   ui.input.focus();
 }
@@ -423,7 +464,7 @@ async function openConversation(id) {
   const load = ++state.load;
   state.id = id;
   picker.show(false);
-  markCurrent();
+  chatList.markCurrent();
   closeSidebarOnPhone();
   let snapshot;
   try {
@@ -444,6 +485,8 @@ async function openConversation(id) {
     return;
   }
   ui.turns.replaceChildren();
+  state.threadId = snapshot.threadId;
+  chatList.markCurrent();
   showConversationUsage(snapshot.usage);
   showExport(snapshot);
   showConversationProvider(snapshot);
@@ -458,6 +501,7 @@ async function openConversation(id) {
     }
   }
   showEmptyState(snapshot.turns.length === 0);
+  showBranchSwitches(ui.turns, snapshot.branches, switchBranch);
   state.stick = true;
   if (running) {
     reattach(id, running);
@@ -469,7 +513,11 @@ async function openConversation(id) {
       markContextCut(ui.turns, snapshot.entries, turn.contextCut.keptFromSeq, turn.contextCut.note);
     }
   }
-  scrollToEnd();
+  if (revealFound(id, ui.turns, snapshot.entries)) {
+    state.stick = false; // opened at a search result: stay there
+  } else {
+    scrollToEnd();
+  }
 }
 
 /** Follows a running turn: what this tab already saw comes from its cache, the rest from the server. */
@@ -488,250 +536,6 @@ function reattach(id, turn) {
   }
   scrollToEnd();
   follow(run, cache, signal => api.events(id, cache.lastEventId, signal));
-}
-
-const search = $('search');
-let searchTimer = null;
-
-search.addEventListener('input', () => {
-  clearTimeout(searchTimer);
-  searchTimer = setTimeout(refreshConversations, 200);
-});
-search.addEventListener('keydown', event => {
-  if (event.key === 'Escape' && search.value) {
-    event.preventDefault(); // clears the search, nothing else
-    search.value = '';
-    refreshConversations();
-  } else if (event.key === 'ArrowDown') {
-    const first = ui.list.querySelector('.conversation-open');
-    if (first) {
-      event.preventDefault();
-      first.focus();
-    }
-  }
-});
-
-/** The list, or with words in the search box the chats whose title or messages have them (searched in the database). */
-async function refreshConversations() {
-  const query = search.value.trim();
-  let answer;
-  try {
-    answer = query ? await api.search(query) : await api.listConversations();
-    if (query !== search.value.trim()) {
-      return; // typed on meanwhile: the next answer shows
-    }
-  } catch (e) {
-    toast('Could not load the conversations: ' + describe(e));
-    return;
-  }
-  showConversationList(answer.conversations, query);
-}
-
-/** The list in groups by the last activity (Today, Yesterday, Previous 7 days, Older), newest first. */
-function showConversationList(conversations, query) {
-  if (listEditing) {
-    return; // the rename or confirmation reloads the list when it ends
-  }
-  const focusedId = document.activeElement && document.activeElement.closest('.conversation')
-    ? document.activeElement.closest('.conversation').dataset.id : null;
-  const groups = new Map();
-  for (const conversation of conversations) {
-    const group = dayGroup(conversation.updatedAt);
-    if (!groups.has(group)) {
-      groups.set(group, []);
-    }
-    groups.get(group).push(conversationItem(conversation));
-  }
-  ui.list.replaceChildren(...[...groups].map(([name, items]) => {
-    const section = element('section', 'conversation-group');
-    const list = element('ul', 'conversation-group-list');
-    list.append(...items);
-    section.append(element('h2', 'conversation-group-name', name), list);
-    return section;
-  }));
-  ui.listEmpty.hidden = conversations.length > 0;
-  ui.listEmpty.textContent = query ? `No chat has “${query}”.` : 'No conversations yet.';
-  const shown = conversations.find(c => c.id === state.id);
-  if (shown) {
-    showExport(shown); // its title may be new (the first message names it)
-  }
-  markCurrent();
-  if (focusedId) {
-    const again = ui.list.querySelector(`.conversation[data-id="${CSS.escape(focusedId)}"] .conversation-open`);
-    if (again) {
-      again.focus(); // a refresh does not throw the keyboard's place away
-    }
-  }
-}
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-function dayGroup(millis) {
-  const today = new Date();
-  today.setHours(0, 0, 0, 0);
-  const start = today.getTime();
-  if (millis >= start) {
-    return 'Today';
-  }
-  if (millis >= start - DAY_MS) {
-    return 'Yesterday';
-  }
-  return millis >= start - 7 * DAY_MS ? 'Previous 7 days' : 'Older';
-}
-
-/** When a chat was last active: the time today, else the date (with the year when it is not this one). */
-function shortWhen(millis) {
-  const when = new Date(millis);
-  const now = new Date();
-  if (when.toDateString() === now.toDateString()) {
-    return when.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  }
-  return when.toLocaleDateString(undefined, when.getFullYear() === now.getFullYear()
-    ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' });
-}
-
-/**
- * One row: a single tab stop (the link). Its buttons are reached with the mouse, or from the link with
- * F2 (rename) and Delete; ArrowUp and ArrowDown move between rows.
- */
-function conversationItem(conversation) {
-  const li = element('li', 'conversation');
-  li.dataset.id = conversation.id;
-  li.dataset.running = String(conversation.running);
-  const title = conversation.title || 'New chat';
-  const open = element('a', 'conversation-open');
-  open.href = '#/c/' + encodeURIComponent(conversation.id);
-  open.title = title + '\nLast active ' + new Date(conversation.updatedAt).toLocaleString()
-    + '\nF2 renames, Delete deletes';
-  open.setAttribute('aria-keyshortcuts', 'F2 Delete');
-  open.append(element('span', 'conversation-title', title));
-  // The date (and a fork's mark) come from CSS: the link's text stays the title alone.
-  open.dataset.when = shortWhen(conversation.updatedAt);
-  if (conversation.forkedFrom) {
-    li.dataset.fork = 'true';
-  }
-  open.addEventListener('click', closeSidebarOnPhone); // also when it is the conversation shown
-  const rename = iconButton('✎', 'Rename ' + title, 'rename');
-  rename.addEventListener('click', () => startRename(li, open, conversation));
-  const remove = iconButton('✕', 'Delete ' + title, 'delete');
-  remove.addEventListener('click', () => confirmDelete(li, conversation));
-  open.addEventListener('keydown', event => {
-    if (event.key === 'F2') {
-      event.preventDefault();
-      startRename(li, open, conversation);
-    } else if (event.key === 'Delete') {
-      event.preventDefault();
-      confirmDelete(li, conversation);
-    } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      event.preventDefault();
-      const links = [...ui.list.querySelectorAll('.conversation-open')];
-      const next = links[links.indexOf(open) + (event.key === 'ArrowDown' ? 1 : -1)];
-      if (next) {
-        next.focus();
-      }
-    }
-  });
-  li.append(open, rename, remove);
-  return li;
-}
-
-function iconButton(symbol, label, className) {
-  const button = element('button', 'icon-button ' + className, symbol);
-  button.type = 'button';
-  button.tabIndex = -1; // one tab stop per row: the keyboard uses F2 and Delete on the row's link
-  button.setAttribute('aria-label', label);
-  button.title = label;
-  return button;
-}
-
-/** A rename or a delete confirmation is under way in the list: a refresh would throw it away, so refreshes wait for its end. */
-let listEditing = false;
-
-function startRename(li, open, conversation) {
-  listEditing = true;
-  const input = element('input', 'rename-input');
-  input.value = conversation.title || '';
-  input.setAttribute('aria-label', 'New title');
-  input.maxLength = 200;
-  li.replaceChildren(input);
-  input.focus();
-  input.select();
-  let done = false;
-  const finish = async save => {
-    if (done) {
-      return;
-    }
-    done = true;
-    listEditing = false;
-    const title = input.value.trim();
-    if (save && title && title !== conversation.title) {
-      try {
-        await api.rename(conversation.id, title);
-      } catch (e) {
-        toast('Could not rename: ' + describe(e));
-      }
-    }
-    await refreshConversations();
-    const again = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
-    if (again) {
-      again.focus();
-    }
-  };
-  input.addEventListener('keydown', event => {
-    if (event.key === 'Enter') {
-      event.preventDefault();
-      finish(true);
-    } else if (event.key === 'Escape') {
-      event.preventDefault();
-      finish(false);
-    }
-  });
-  input.addEventListener('blur', () => finish(true));
-}
-
-function confirmDelete(li, conversation) {
-  const title = conversation.title || 'New chat';
-  const box = element('div', 'confirm');
-  box.append(element('span', null, `Delete “${title}”?`));
-  const yes = element('button', 'button danger confirm-yes', 'Delete');
-  yes.type = 'button';
-  const no = element('button', 'button', 'Keep');
-  no.type = 'button';
-  box.append(yes, no);
-  li.replaceChildren(box);
-  listEditing = true;
-  no.focus(); // the safe choice: Enter right after Delete keeps the chat
-  const keep = async () => {
-    listEditing = false;
-    await refreshConversations();
-    const row = ui.list.querySelector(`li[data-id="${CSS.escape(conversation.id)}"] .conversation-open`);
-    (row || ui.input).focus();
-  };
-  no.addEventListener('click', keep);
-  box.addEventListener('keydown', event => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      event.stopPropagation(); // cancels the confirmation only, not a running answer
-      keep();
-    }
-  });
-  yes.addEventListener('click', async () => {
-    deletedHere.add(conversation.id); // its change event is not news to this tab
-    try {
-      await api.remove(conversation.id);
-    } catch (e) {
-      listEditing = false;
-      toast(e.status === 409 ? 'A turn is running in that conversation: stop it first.' : 'Could not delete: ' + describe(e));
-      refreshConversations();
-      return;
-    }
-    listEditing = false;
-    clearRunCache(conversation.id);
-    if (state.id === conversation.id) {
-      newChat();
-    }
-    refreshConversations();
-  });
 }
 
 /** The export links for the shown conversation (hidden for a new chat): Markdown and JSON, named by its title. */
@@ -779,6 +583,7 @@ async function refreshConversationUsage(id, view, turnNumber) {
     const snapshot = await api.conversation(id);
     if (state.id === id) {
       showConversationUsage(snapshot.usage);
+      showBranchSwitches(ui.turns, snapshot.branches, switchBranch); // an edit's or a regeneration's switch, once it has its turn
     }
     const stored = snapshot.turns.find(turn => turn.turn === turnNumber);
     if (view && stored) {
@@ -786,19 +591,6 @@ async function refreshConversationUsage(id, view, turnNumber) {
     }
   } catch {
     // the totals stay as they were; the next turn or switch refreshes them
-  }
-}
-
-function markCurrent() {
-  for (const li of ui.list.querySelectorAll('.conversation')) {
-    const link = li.querySelector('.conversation-open');
-    if (link) {
-      if (li.dataset.id === state.id) {
-        link.setAttribute('aria-current', 'page');
-      } else {
-        link.removeAttribute('aria-current');
-      }
-    }
   }
 }
 
@@ -976,6 +768,7 @@ function showConversationProvider(conversation) {
   if (state.id !== conversation.id) {
     return;
   }
+  state.chat = { id: conversation.id, provider: conversation.provider, model: conversation.model };
   const configured = picker.find(conversation.provider);
   if (configured || conversation.provider) {
     showProvider({ ...configured, name: conversation.provider, model: conversation.model || (configured && configured.model) });
@@ -1009,38 +802,6 @@ async function refreshConversationProvider(id) {
   }
 }
 
-const THEMES = ['auto', 'light', 'dark'];
-const THEME_SYMBOL = { auto: '◐', light: '☀', dark: '☾' };
-
-function applyTheme(theme) {
-  if (theme === 'auto') {
-    delete document.documentElement.dataset.theme;
-  } else {
-    document.documentElement.dataset.theme = theme;
-  }
-  ui.theme.textContent = THEME_SYMBOL[theme];
-  ui.theme.setAttribute('aria-label', 'Colour theme: ' + (theme === 'auto' ? 'automatic' : theme));
-}
-
-function storedTheme() {
-  try {
-    const theme = localStorage.getItem('skillforge.theme');
-    return THEMES.includes(theme) ? theme : 'auto';
-  } catch {
-    return 'auto';
-  }
-}
-
-ui.theme.addEventListener('click', () => {
-  const next = THEMES[(THEMES.indexOf(storedTheme()) + 1) % THEMES.length];
-  try {
-    localStorage.setItem('skillforge.theme', next);
-  } catch {
-    // not remembered, still applied
-  }
-  applyTheme(next);
-});
-
 function closeSidebarOnPhone() {
   ui.body.classList.remove('sidebar-open');
   ui.sidebarToggle.setAttribute('aria-expanded', 'false');
@@ -1063,8 +824,8 @@ $('chat').addEventListener('click', () => {
   }
 });
 document.addEventListener('keydown', event => {
-  if (event.defaultPrevented) {
-    return; // handled where it happened (a confirmation, a rename, the skills panel)
+  if (event.defaultPrevented || document.querySelector('dialog[open]')) {
+    return; // handled where it happened (a confirmation, a rename, the skills panel, a dialog)
   }
   if (event.key === 'Escape' && ui.body.classList.contains('sidebar-open')) {
     closeSidebarOnPhone();
@@ -1075,38 +836,14 @@ document.addEventListener('keydown', event => {
   } else if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === 'k') {
     event.preventDefault(); // Ctrl+K: search the chats
     ui.body.classList.add('sidebar-open');
-    search.focus();
-    search.select();
+    chatList.focusSearch();
   } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === 'o') {
     event.preventDefault(); // Ctrl+Shift+O: a new chat, ChatGPT's shortcut
     newChat();
+  } else {
+    settings.handleKey(event);
   }
 });
-
-let toastTimer = null;
-
-function toast(message) {
-  ui.toast.textContent = message;
-  ui.toast.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { ui.toast.hidden = true; }, 6000);
-}
-
-function describe(error) {
-  if (error instanceof TypeError) {
-    // fetch's own words ("Failed to fetch", "NetworkError…") say nothing to a person
-    return 'The server cannot be reached: is it running? Check the terminal where you started it.';
-  }
-  return error && error.message ? error.message : String(error);
-}
-
-/** Whether sending the same message again can help: not for a message that is too long, a missing key, … */
-function retryable(code) {
-  return !NOT_RETRYABLE.has(code);
-}
-
-const NOT_RETRYABLE = new Set(['message_too_large', 'body_too_large', 'invalid_request', 'invalid_json', 'provider_no_key',
-  'provider_not_configured', 'provider_prompt_blocked', 'provider_finish_content_filter', 'not_found']);
 
 window.addEventListener('hashchange', () => {
   const id = idFromHash();
@@ -1123,7 +860,6 @@ window.addEventListener('hashchange', () => {
 // ---- live: one stream of conversation changes per page ---------------------------------------
 
 let listTimer = null;
-const deletedHere = new Set();
 
 /**
  * Every tab sees what the others (and other clients) change: the list follows, and a turn started
@@ -1165,16 +901,15 @@ function listenForChanges() {
 
 /** After (re)connecting: the list as it is now, and the shown chat's turn if one runs there that this tab does not follow. */
 async function catchUp() {
-  await refreshConversations();
-  const row = state.id && ui.list.querySelector(`.conversation[data-id="${CSS.escape(state.id)}"]`);
-  if (row && row.dataset.running === 'true' && !state.run) {
+  await chatList.refresh();
+  if (chatList.running(state.id) && !state.run) {
     openConversation(state.id);
   }
 }
 
 function onChange(change) {
   clearTimeout(listTimer);
-  listTimer = setTimeout(refreshConversations, 100);
+  listTimer = setTimeout(() => chatList.refresh(), 100);
   if (change.id !== state.id || state.run) {
     return; // another chat, or this tab follows the shown one's turn already
   }
@@ -1182,7 +917,7 @@ function onChange(change) {
     openConversation(change.id); // shows it and follows the turn
   } else if (change.change === 'ended' && ui.turns.querySelector('.turn[data-status="running"]')) {
     openConversation(change.id);
-  } else if (change.change === 'deleted' && !deletedHere.has(change.id)) {
+  } else if (change.change === 'deleted' && !chatList.deletedHere.has(change.id)) {
     toast('This chat was deleted (in another tab?).');
     newChat();
   }
@@ -1190,8 +925,15 @@ function onChange(change) {
 
 // ---- start ------------------------------------------------------------------------------------
 
-applyTheme(storedTheme());
-refreshConversations();
+// The whole hint where it fits; at phone width a placeholder cut mid-word says less than a short one.
+const narrow = window.matchMedia('(max-width: 520px)');
+const placeholder = () => {
+  ui.input.placeholder = narrow.matches ? 'Message SkillForge' : 'Message SkillForge — Enter sends, Shift+Enter adds a line';
+};
+narrow.addEventListener('change', placeholder);
+placeholder();
+settings.load();
+chatList.refresh();
 ui.input.focus(); // the person can type at once
 const initial = idFromHash();
 if (initial) {

@@ -1,7 +1,7 @@
 // Attachments in the page: files picked, dropped or pasted before sending (the composer's chips), and the
 // chips of sent messages (name, size, type; an image with its thumbnail; click to preview what the model reads or sees).
 
-import { element } from './render.js';
+import { element, scrollable } from './render.js';
 
 /** The server's limits (docs/api.md): checked here too, so a person hears at once, not after an upload. */
 export const LIMITS = { files: 10, fileBytes: 5 * 1024 * 1024, messageBytes: 10 * 1024 * 1024 };
@@ -172,7 +172,7 @@ export class Preview {
     close.setAttribute('aria-label', 'Close preview');
     close.addEventListener('click', () => this.dialog.close());
     head.append(this.title, this.download, close);
-    this.body = element('pre', 'preview-body');
+    this.body = scrollable(element('pre', 'preview-body'));
     this.dialog.append(head, this.body);
     this.dialog.addEventListener('click', event => {
       if (event.target === this.dialog) {

@@ -23,7 +23,9 @@ export class ProviderPicker {
     this.note = note;
     this.onChange = onChange;
     this.providers = [];
-    this.defaultName = null;
+    this.serverDefault = null; // the server's default provider
+    this.personalDefault = null; // the one the person chose in their settings, if any
+    this.defaultName = null; // what a new chat starts on: theirs while the server has it, else the server's
     this.active = false; // a new chat is shown: the choice is still open
     select.addEventListener('change', () => {
       this.describeChoice();
@@ -36,7 +38,7 @@ export class ProviderPicker {
     try {
       const answer = await api.providers();
       this.providers = Array.isArray(answer.providers) ? answer.providers : [];
-      this.defaultName = answer.default ?? (this.providers.find(p => p.default) || {}).name ?? null;
+      this.serverDefault = answer.default ?? (this.providers.find(p => p.default) || {}).name ?? null;
     } catch {
       this.providers = [];
       return false;
@@ -45,9 +47,9 @@ export class ProviderPicker {
       const { label, note } = describeProvider(provider);
       const option = element('option', null, note ? `${label} (${note})` : label);
       option.value = provider.name;
-      option.selected = provider.name === this.defaultName;
       return option;
     }));
+    this.setDefault(this.personalDefault);
     this.describeChoice();
     this.show(this.active);
     return true;
@@ -71,6 +73,29 @@ export class ProviderPicker {
   show(active) {
     this.active = active;
     this.box.hidden = !(active && this.several);
+  }
+
+  /** The person's own default provider ({@code null}: none): the next new chats start on it while the server has it. */
+  setDefault(name) {
+    this.personalDefault = name;
+    const next = name && this.find(name) ? name : this.serverDefault;
+    if (next === this.defaultName) {
+      return; // unchanged: a provider picked for the new chat shown stays picked
+    }
+    this.defaultName = next;
+    this.reset();
+    if (this.active && this.defaultName) {
+      this.onChange(this.chosen()); // the new chat shown says what it will start on
+    }
+  }
+
+  /** A new chat shown that starts on {@code name}. */
+  choose(name) {
+    if (this.find(name)) {
+      this.select.value = name;
+      this.describeChoice();
+      this.onChange(this.chosen());
+    }
   }
 
   /** Back to the default, for the next new chat. */

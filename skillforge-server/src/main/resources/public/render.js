@@ -46,6 +46,7 @@ export const renderBudget = () => ({ layout: LAYOUT_UNITS, highlight: HIGHLIGHT_
 export function renderMarkdown(text, budget = renderBudget()) {
   try {
     const fragment = sanitize(markdownToHtml(text, budget));
+    fragment.querySelectorAll('pre, table').forEach(scrollable);
     highlight(fragment, budget);
     return fragment;
   } catch {
@@ -181,6 +182,15 @@ export function safeHttpUrl(url) {
   } catch {
     return null;
   }
+}
+
+/**
+ * Marks a box that may scroll (code, output, a wide table) as reachable by Tab, so a keyboard can scroll it
+ * with the arrows (WCAG 2.1.1; axe's scrollable-region-focusable).
+ */
+export function scrollable(node) {
+  node.tabIndex = 0;
+  return node;
 }
 
 /** document.createElement with a class and optional text (always as text, never as HTML). */

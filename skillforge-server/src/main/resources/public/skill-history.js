@@ -2,7 +2,7 @@
 // against the version before it) and a restore, which makes a new version and never removes one.
 
 import { api } from './api.js';
-import { element } from './render.js';
+import { element, scrollable } from './render.js';
 
 const SOURCES = {
   model: 'by the model',
@@ -145,7 +145,7 @@ function fileDiff(file) {
     section.append(element('p', 'muted', `Not compared line by line (not text, or too large): ${file.sizeBefore} → ${file.sizeAfter} bytes.`));
     return section;
   }
-  const pre = element('pre', 'diff');
+  const pre = scrollable(element('pre', 'diff'));
   for (const line of file.diff.split('\n').filter((line, i, all) => i < all.length - 1 || line !== '')) {
     const kind = line.startsWith('@@') ? 'hunk' : line.startsWith('+++') || line.startsWith('---') ? 'meta'
       : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'same';

@@ -2,10 +2,10 @@
 // as they stream (or replayed), or from the stored turn view of GET /api/conversations/{id}.
 //
 // Commands are kept by commandId (cmd-{iteration}-{index}): each <shell> tag is its own block with
-// its own status, so the same command written twice shows twice (seed 003).
+// its own status, so the same command written twice shows twice.
 
 import { LiveMarkdown } from './live-markdown.js';
-import { copyButton, costText, element, formatCount, renderBudget, renderMarkdown, safeHttpUrl, splitShell } from './render.js';
+import { copyButton, costText, element, formatCount, renderBudget, renderMarkdown, safeHttpUrl, scrollable, splitShell } from './render.js';
 
 const STATUS_LABEL = {
   queued: 'queued',
@@ -120,11 +120,11 @@ export class TurnView {
     this.el.append(user, this.answer);
   }
 
-  /** Under the person's message: copy it, and edit it (the edit is sent in a fork of the conversation). */
+  /** Under the person's message: copy it, and edit it (the edit is a new version of the message, a fork of the conversation). */
   userActions() {
     const actions = element('div', 'message-actions user-actions');
     const edit = actionButton('edit', 'Edit', 'Edit this message and send it again',
-      'Edit and resend: a copy of the chat up to here gets the new message; this chat stays as it is', () => this.startEdit());
+      'Edit and resend: a new version of this message and what follows it; the earlier version stays, a switch away', () => this.startEdit());
     actions.append(copyButton('Copy this message', () => this.userMessage), edit);
     return actions;
   }
@@ -133,7 +133,7 @@ export class TurnView {
   answerActions() {
     const actions = element('div', 'message-actions answer-actions');
     const regenerate = actionButton('regenerate', 'Regenerate', 'Regenerate this answer',
-      'Ask again: a copy of the chat up to this message gets a new answer; this chat stays as it is',
+      'Ask again: a new version of this answer; the earlier version stays, a switch away',
       () => this.actions.edit(this.turnNumber(), this.userMessage));
     actions.append(copyButton('Copy the answer', () => this.answerText()), regenerate);
     return actions;
@@ -455,7 +455,7 @@ export class TurnView {
     const text = element('code', 'command-text');
     const status = element('span', 'status');
     summary.append(element('span', 'prompt', '$'), text, status);
-    const output = element('pre', 'command-output');
+    const output = scrollable(element('pre', 'command-output'));
     const exit = element('div', 'command-exit');
     const copy = copyButton('Copy the output of ' + command.command.split('\n')[0], () => command.result ?? '', 'copy-output');
     block.append(summary, output, exit, copy);
@@ -493,11 +493,11 @@ export class TurnView {
     this.rawEl.hidden = stored.length === 0;
     const blocks = [this.rawEl.firstChild];
     for (const it of stored) {
-      const raw = element('pre', 'raw-content', it.raw);
+      const raw = scrollable(element('pre', 'raw-content', it.raw));
       raw.dataset.iteration = String(it.index);
       blocks.push(element('div', 'raw-label', 'assistant (iteration ' + (it.index + 1) + ')'), raw);
       if (it.toolOutput !== null) {
-        const tool = element('pre', 'raw-tool-output', it.toolOutput);
+        const tool = scrollable(element('pre', 'raw-tool-output', it.toolOutput));
         tool.dataset.iteration = String(it.index);
         blocks.push(element('div', 'raw-label', 'tool'), tool);
       }
@@ -562,6 +562,11 @@ export class TurnView {
     if (status === 'cancelled') {
       const nothing = this.iterations.every(it => !it.text && !it.reasoning);
       this.meta.append(element('span', 'stopped', nothing ? 'Stopped before the first word' : 'Stopped'));
+      if (this.actions.continue) {
+        // A new turn that asks the model to go on: the stopped answer stays as stored, so the prompt only grows.
+        this.meta.append(actionButton('continue', 'Continue', 'Continue the stopped answer',
+          'Ask the model to go on from where it stopped (sent as a new message)', () => this.actions.continue()));
+      }
     }
     if (stopReason === 'max-iterations') {
       this.meta.append(element('span', 'stopped', 'Iteration limit reached'));

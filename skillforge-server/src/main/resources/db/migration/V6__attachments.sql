@@ -1,4 +1,4 @@
--- Documents attached to user messages (issue 16). Portable SQL, like the others.
+-- Documents attached to user messages. Portable SQL, like the others.
 -- The files: stored once per conversation under their SHA-256 (lowercase hex), whatever names they
 -- were attached under. BYTEA is PostgreSQL's binary type; SQLite keeps a bound byte array as a blob
 -- in a column of any declared type.

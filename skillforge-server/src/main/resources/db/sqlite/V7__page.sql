@@ -1,4 +1,4 @@
--- The page (issue 17), SQLite's half; db/postgresql has PostgreSQL's.
+-- The page's columns (pins, titles by hand, last read), SQLite's half; db/postgresql has PostgreSQL's.
 -- A fork (an edited message, a regenerated answer) names the conversation it was copied from, and the
 -- cache key its requests go under: its root's, so the provider's prompt cache keeps serving the shared prefix.
 ALTER TABLE conversations ADD COLUMN forked_from TEXT;

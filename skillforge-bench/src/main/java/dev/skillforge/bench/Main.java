@@ -35,22 +35,22 @@ public final class Main {
                                ./skillforge bench load [--levels 10x20,100x10,1000x3] [--server NAME=JAR]... [--java-options OPTS] [--server-options NAME=OPTS]... [--jfr DIR]
                                ./skillforge bench jmh [JMH ARGS, e.g. -prof gc Chunk]
                           hot-turn  time to first event of a turn on a hot conversation, with and without
-                                    100 ms of latency injected into every database call (issue 3)
+                                    100 ms of latency injected into every database call
                           hot-turn-tracing  the same turns with tracing off and on (exporting over OTLP/HTTP to a
-                                    loopback sink): what tracing costs a turn (issue 18)
+                                    loopback sink): what tracing costs a turn
                           cache     cached tokens against what each provider cache rule allows, SkillForge and
-                                    the seeds' history strategies, through the server (issue 6); exit 1 when
+                                    the seeds' history strategies, through the server; exit 1 when
                                     SkillForge misses 100% (90% on the conversation longer than its window)
                           sandbox   the time 'true' takes through the process runner in bubblewrap and without a
-                                    sandbox, interleaved: the sandbox's overhead per command (issue 11)
+                                    sandbox, interleaved: the sandbox's overhead per command
                           demo-memory the heap the offline demo holds after full collections over many stateless
-                                    turns: flat when it keeps nothing per turn (issue 13)
+                                    turns: flat when it keeps nothing per turn
                           documents the hostile documents of the tests (forms drawn within forms, decompression bombs
                                     behind any filter, floods of operands, names, quotes, elements) and an honest 300-page
-                                    PDF, read as uploads: how long each takes to be refused or read (issue 27)
+                                    PDF, read as uploads: how long each takes to be refused or read
                           load      concurrent turns through the server against a paced upstream in its own process,
                                     beside the same calls straight at the upstream: time to first text, server CPU per
-                                    turn, RSS, errors (issue 14); --server compares builds in one run
+                                    turn, RSS, errors; --server compares builds in one run
                           jmh       the per-chunk path in JMH: the OpenAI chunk parser (and the tree it built
                                     before), the <shell> tag scanner, the event encoder (and before)""");
                 System.exit(name.equals("help") ? 0 : 2);

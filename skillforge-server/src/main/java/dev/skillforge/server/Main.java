@@ -78,8 +78,7 @@ public final class Main {
     }
 
     /** Starts the server as the settings say. */
-    private static SkillForgeServer start(Settings settings, SecuritySettings security) throws Exception {
-        Optional<TeamSettings> team = TeamSettings.from(System.getenv());
+    private static SkillForgeServer start(Settings settings, SecuritySettings security, Optional<TeamSettings> team) throws Exception {
         security.checkBinding(settings.host(), team.isPresent()); // refuses to start before anything is opened
         // The providers (the demo's simulated one is a server of its own) start while the database opens.
         CompletableFuture<ProviderRegistry> providers = CompletableFuture.supplyAsync(() -> ProviderFactory.registry(settings),
@@ -114,7 +113,7 @@ public final class Main {
         Path data = Files.createTempDirectory("skillforge-train");
         try {
             Settings settings = Settings.from(Map.of("FORGE_DATA_DIR", data.toString(), "FORGE_PORT", "0", "FORGE_PROVIDER", "sim"));
-            try (SkillForgeServer server = start(settings, SecuritySettings.from(Map.of()))) {
+            try (SkillForgeServer server = start(settings, SecuritySettings.from(Map.of()), Optional.empty())) {
                 int answered = TrainingRun.exercise(server.port());
                 log.info("Training run: {} requests answered", answered);
             }
@@ -128,12 +127,11 @@ public final class Main {
     private static void serve() throws Exception {
         Settings settings = Settings.fromEnvironment();
         SecuritySettings security = SecuritySettings.fromEnvironment();
-        SkillForgeServer server = start(settings, security);
-        ConfiguredProvider provider = server.providers().defaultProvider();
-        log.info("SkillForge listening on http://{}:{} with provider {} ({}){}; conversations in {}", settings.host(), server.port(),
-                provider.name(), provider.modelName(), provider.simulated() ? ", a simulation: no model, no network" : "",
-                server.database().database().description());
-        log.info("Security: {}", security);
+        Optional<TeamSettings> team = TeamSettings.from(System.getenv());
+        warnOfDataFolder(settings);
+        SkillForgeServer server = start(settings, security, team);
+        log.info("{}", StartLine.serve("http://" + settings.host() + ":" + server.port(), server.providers().defaultProvider(), security, team,
+                settings.dataDirectory(), server.database().database().description()));
         if (server.core().tracing().enabled()) {
             log.info("Traces: exported over OTLP/HTTP as the OTEL_* variables say{}",
                     server.core().tracing().capturesContent() ? ", with prompts and answers (FORGE_TRACE_CONTENT)" : "");
@@ -146,6 +144,11 @@ public final class Main {
             }
             server.close();
         });
+    }
+
+    /** A data folder that depends on the folder the server was started from: said before anything is made there. */
+    private static void warnOfDataFolder(Settings settings) {
+        settings.dataDirectory().warning().ifPresent(log::warn);
     }
 
     /** The providers started in the background, or their failure as it was thrown (the database is closed then). */
@@ -178,10 +181,12 @@ public final class Main {
         OutputStream protocol = new FileOutputStream(FileDescriptor.out);
         System.setOut(System.err);
         Settings settings = Settings.fromEnvironment();
+        SecuritySettings security = SecuritySettings.fromEnvironment();
+        warnOfDataFolder(settings);
         SkillForgeCore core = SkillForgeCore.builder(settings.dataDir())
                 .turnLimits(settings.turnLimits())
                 .conversationTimings(settings.conversationTimings())
-                .security(SecuritySettings.fromEnvironment())
+                .security(security)
                 .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
                 .database(openDatabase(settings))
@@ -190,9 +195,7 @@ public final class Main {
         ProviderRegistry providers = core.providers();
         SkillForgeMcp mcp = new SkillForgeMcp(core.conversations(), core.skills(), providers.names(), providers.defaultName());
         McpStdio stdio = McpStdio.start(mcp, System.in, protocol);
-        ConfiguredProvider provider = providers.defaultProvider();
-        log.info("SkillForge MCP on stdio with provider {} ({}){}; conversations in {}", provider.name(), provider.modelName(),
-                provider.simulated() ? ", a simulation: no model, no network" : "", core.database().database().description());
+        log.info("{}", StartLine.mcp(providers.defaultProvider(), security, settings.dataDirectory(), core.database().database().description()));
         Thread.ofPlatform().daemon().name("stdin-end").start(() -> {
             try {
                 stdio.awaitEnd();

@@ -2,8 +2,8 @@ package dev.skillforge.server;
 
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ProviderException;
-import dev.skillforge.server.config.AnthropicSettings;
-import dev.skillforge.server.config.ProviderSpec;
+import dev.skillforge.server.provider.AnthropicSettings;
+import dev.skillforge.server.provider.ProviderSpec;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -35,7 +35,7 @@ public final class ProviderFactory {
     /** Builds every provider of the settings (starting the simulations among them). */
     public static ProviderRegistry registry(Settings settings) {
         StreamingHttp.Timeouts timeouts = timeouts(settings);
-        return ProviderRegistry.build(settings.providers(), spec -> create(spec, timeouts, RetryPolicy.DEFAULT));
+        return ProviderRegistry.build(settings.providers().providers(), settings.providers().defaultName(), spec -> create(spec, timeouts, RetryPolicy.DEFAULT));
     }
 
     /** The default provider of the settings alone. */

@@ -28,9 +28,11 @@ import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.jdbc.JdbcSkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.webpage.WebCommands;
+import dev.skillforge.server.preferences.SavedPreferences;
 import dev.skillforge.server.store.ConversationStore;
 import dev.skillforge.server.store.JdbcConversationStore;
 import dev.skillforge.server.store.JdbcPeopleStore;
+import dev.skillforge.server.store.JdbcPreferencesStore;
 import dev.skillforge.server.store.StoreWriter;
 import dev.skillforge.server.trace.Tracing;
 
@@ -67,11 +69,13 @@ public final class SkillForgeCore implements AutoCloseable {
     private final Tracing tracing;
     private final Optional<Team> team;
     private final Spending spending;
+    private final SavedPreferences preferences;
 
     private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
                            StoreWriter writer, InstanceIdentity identity, SkillStore skills, SkillLimits skillLimits, Workspaces workspaces,
                            CommandRouter commands, CommandStats commandStats, ServerMetrics metrics, ProviderModels models,
-                           Tracing tracing, ConversationService conversations, Optional<Team> team, Spending spending) {
+                           Tracing tracing, ConversationService conversations, Optional<Team> team, Spending spending,
+                           SavedPreferences preferences) {
         this.providers = providers;
         this.database = database;
         this.store = store;
@@ -90,6 +94,7 @@ public final class SkillForgeCore implements AutoCloseable {
         this.conversations = conversations;
         this.team = team;
         this.spending = spending;
+        this.preferences = preferences;
         opened.keep();
     }
 
@@ -236,13 +241,15 @@ public final class SkillForgeCore implements AutoCloseable {
                 Optional<Team> teamOfPeople = team.map(settings -> new Team(settings, people, clock));
                 Spending spending = teamOfPeople.map(Team::spending)
                         .orElseGet(() -> new Spending(people, clock, person -> OptionalLong.empty())); // one person: counted, no limit
+                SavedPreferences preferences = new SavedPreferences(new JdbcPreferencesStore(database.database()),
+                        providers.listings().stream().map(ProviderRegistry.Listing::name).toList(), clock);
                 ConversationService conversations = opened.add(new ConversationService(store, writer,
                         SystemPrompt.of(security.web().enabled()), models, new ConversationWorkspaces(commands, workspaces),
-                        spending, identity.id(), timings, clock));
+                        spending, preferences, identity.id(), timings, clock));
                 conversations.recover();
                 conversations.startMaintenance();
                 return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, skillLimits, workspaces, commands,
-                        commandStats, metrics, models, tracing, conversations, teamOfPeople, spending);
+                        commandStats, metrics, models, tracing, conversations, teamOfPeople, spending, preferences);
             } catch (IOException | RuntimeException e) {
                 opened.closeAll(e);
                 throw e;
@@ -320,6 +327,11 @@ public final class SkillForgeCore implements AutoCloseable {
     /** What each person spent this month, and their budgets. */
     public Spending spending() {
         return spending;
+    }
+
+    /** What each person chose for themselves (the settings page). */
+    public SavedPreferences preferences() {
+        return preferences;
     }
 
     /** Stops running turns (recorded as cancelled), flushes every write, then closes the store and the providers. */

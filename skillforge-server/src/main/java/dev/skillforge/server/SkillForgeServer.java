@@ -4,6 +4,7 @@ import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.http.PeopleRoutes;
+import dev.skillforge.server.http.PreferenceRoutes;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.error.ConfigurationException;
@@ -15,6 +16,9 @@ import dev.skillforge.server.http.ConversationRoutes;
 import dev.skillforge.server.http.EventJson;
 import dev.skillforge.server.http.HttpSecurity;
 import dev.skillforge.server.http.SkillRoutes;
+import dev.skillforge.server.http.StatelessAgentRoute;
+import dev.skillforge.server.http.StatusRoutes;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.mcp.McpHttpDoor;
 import dev.skillforge.server.mcp.SkillForgeMcp;
@@ -38,6 +42,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -196,20 +201,22 @@ public final class SkillForgeServer implements AutoCloseable {
             ConfiguredProvider provider = providers.defaultProvider();
             ServerMetrics metrics = started.metrics();
             HttpSecurity httpSecurity = new HttpSecurity(security, started.team());
-            PeopleRoutes people = new PeopleRoutes(started.team(), started.spending());
-            return ApiServer.start(host, port, started.stateless(), SystemPrompt.of(security.web().enabled()),
-                    new ApiServer.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()), providers.listings(),
-                    conversationRoutes, new SkillRoutes(started.skills(), started.skillLimits()),
-                    new ApiServer.Observability(started::statelessObserver, metrics::scrape),
-                    httpSecurity, () -> {
-                        var counts = Json.object();
-                        started.commandStats().snapshot().forEach(counts::put);
-                        return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
-                    }, config -> {
-                        people.register(config);
-                        McpHttpDoor.mount(config, mcp, httpSecurity);
-                        started.tracing().mount(config);
-                    });
+            Supplier<JsonNode> commandStats = () -> {
+                var counts = Json.object();
+                started.commandStats().snapshot().forEach(counts::put);
+                return counts.put("allowed", security.commands().toString()).put("sandbox", security.sandbox().toString());
+            };
+            return ApiServer.start(host, port, httpSecurity, List.of(
+                    new StatusRoutes(new StatusRoutes.ProviderInfo(provider.name(), provider.modelName(), provider.simulated()),
+                            providers.listings(), conversationRoutes::ready, commandStats, metrics::scrape),
+                    new StatelessAgentRoute(started.stateless(), SystemPrompt.of(security.web().enabled()), conversationRoutes,
+                            started::statelessObserver),
+                    conversationRoutes,
+                    new SkillRoutes(started.skills(), started.skillLimits()),
+                    new PeopleRoutes(started.team(), started.spending()),
+                    new PreferenceRoutes(started.preferences()),
+                    config -> McpHttpDoor.mount(config, mcp, httpSecurity),
+                    started.tracing()::mount));
         }
     }
 

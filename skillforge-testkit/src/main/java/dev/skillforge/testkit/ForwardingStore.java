@@ -1,13 +1,17 @@
 package dev.skillforge.testkit;
 
+import dev.skillforge.server.search.SearchQuery;
+import dev.skillforge.server.store.BranchRecord;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
+import dev.skillforge.server.store.FoundConversation;
 import dev.skillforge.server.store.Lease;
 import dev.skillforge.server.store.StoreException;
 import dev.skillforge.server.store.StoredEntry;
 import dev.skillforge.server.store.TurnRecord;
 import dev.skillforge.server.store.Write;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -47,9 +51,9 @@ abstract class ForwardingStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> search(String owner, String text, int limit) {
+    public List<FoundConversation> search(String owner, SearchQuery query, int limit) {
         beforeCall();
-        return delegate.search(owner, text, limit);
+        return delegate.search(owner, query, limit);
     }
 
     @Override
@@ -62,6 +66,18 @@ abstract class ForwardingStore implements ConversationStore {
     public long count(String owner) {
         beforeCall();
         return delegate.count(owner);
+    }
+
+    @Override
+    public List<BranchRecord> thread(String owner, String threadId) {
+        beforeCall();
+        return delegate.thread(owner, threadId);
+    }
+
+    @Override
+    public Map<String, String> userMessages(List<String> conversationIds, int turn) {
+        beforeCall();
+        return delegate.userMessages(conversationIds, turn);
     }
 
     @Override

@@ -3,7 +3,7 @@ package dev.skillforge.testkit;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.core.agent.TurnLimits;
-import dev.skillforge.server.config.ProviderPreset;
+import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.provider.ConfiguredProvider;

@@ -99,10 +99,21 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
      * Starts a server through the launcher, {@code ./skillforge serve}, as an operator's service manager
      * might: with an environment that holds only {@code JAVA_HOME} and {@code env} (no {@code PATH},
      * {@code HOME}, {@code LANG} or {@code LC_*}). The launcher runs from a copy beside a jar that names
-     * the test JVM's class path, so it finds a fresh build and builds nothing.
+     * the test JVM's class path ({@link #launcherIn}, in {@code target/launcher-root-PID}: one per test JVM, as test
+     * JVMs run side by side), so it finds a fresh build and builds nothing.
      */
     public static ServerProcess startByLauncher(String name, Path dataDir, Map<String, String> env) throws IOException, InterruptedException {
-        return start(name, dataDir, env, ServerProcess::launchByLauncher);
+        Path launcher = launcherIn(Path.of("target", "launcher-root-" + ProcessHandle.current().pid()).toAbsolutePath());
+        return start(name, dataDir, env, (n, data, settings, port, log) -> launchByLauncher(n, launcher, null, data, settings, port, log));
+    }
+
+    /**
+     * Starts a server through a launcher of {@link #launcherIn}, in {@code workingFolder}, as
+     * {@link #startByLauncher(String, Path, Map)} does but without {@code FORGE_DATA_DIR}: the data folder is the default.
+     */
+    public static ServerProcess startByLauncher(String name, Path launcher, Path workingFolder, Map<String, String> env)
+            throws IOException, InterruptedException {
+        return start(name, null, env, (n, data, settings, port, log) -> launchByLauncher(n, launcher, workingFolder, data, settings, port, log));
     }
 
     /** How a server process is started: {@code java} directly or through the launcher. */
@@ -113,7 +124,9 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
     private static ServerProcess start(String name, Path dataDir, Map<String, String> env, Launch how) throws IOException, InterruptedException {
         Path logs = Path.of("target", "process-logs").toAbsolutePath();
         Files.createDirectories(logs);
-        SandboxFolders.passable(dataDir);
+        if (dataDir != null) {
+            SandboxFolders.passable(dataDir);
+        }
         AssertionError last = null;
         for (int attempt = 1; attempt <= 3; attempt++) {
             Path log = logs.resolve(name + (attempt == 1 ? "" : "-attempt" + attempt) + ".log");
@@ -173,38 +186,54 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
         return new ServerProcess(name, builder.start(), port, log);
     }
 
-    private static ServerProcess launchByLauncher(String name, Path dataDir, Map<String, String> env, int port, Path log) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(launcherCopy().toString(), "serve")
+    private static ServerProcess launchByLauncher(String name, Path launcher, Path workingFolder, Path dataDir, Map<String, String> env,
+                                                  int port, Path log) throws IOException {
+        ProcessBuilder builder = launcherCommand(launcher, workingFolder, settings(dataDir, env, port), "serve")
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
+        return new ServerProcess(name, builder.start(), port, log);
+    }
+
+    /**
+     * {@code LAUNCHER ARGS…} in {@code workingFolder} (or this one, when {@code null}) with an environment that holds only
+     * {@code JAVA_HOME} and {@code env}, as a service manager or an MCP client starts it.
+     */
+    public static ProcessBuilder launcherCommand(Path launcher, Path workingFolder, Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>(List.of(launcher.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        if (workingFolder != null) {
+            builder.directory(workingFolder.toFile());
+        }
         Map<String, String> environment = builder.environment();
         environment.clear();
         environment.put("JAVA_HOME", System.getProperty("java.home"));
-        environment.putAll(settings(dataDir, env, port));
-        return new ServerProcess(name, builder.start(), port, log);
+        environment.putAll(env);
+        return builder;
     }
 
     private static Map<String, String> settings(Path dataDir, Map<String, String> env, int port) {
         Map<String, String> settings = new LinkedHashMap<>(env);
         settings.put("FORGE_HOST", "127.0.0.1");
         settings.put("FORGE_PORT", Integer.toString(port));
-        settings.put("FORGE_DATA_DIR", dataDir.toString());
+        if (dataDir != null) {
+            settings.put("FORGE_DATA_DIR", dataDir.toString());
+        }
         return settings;
     }
 
     /**
-     * A copy of the repository's {@code ./skillforge} in {@code target/launcher-root}, beside the
+     * A copy of the repository's {@code ./skillforge} in {@code installation}, beside the
      * {@code skillforge-server/target/skillforge.jar} it runs: a jar of nothing but a manifest whose
      * class path is the test JVM's, so the launcher starts the classes under test (with the server's JVM options, and
-     * the start-up cache it trains on its first start).
+     * the start-up cache it trains in the background after a start that found none). Returns the launcher's path.
      */
-    private static synchronized Path launcherCopy() throws IOException {
-        Path root = Path.of("target", "launcher-root").toAbsolutePath();
-        Path jar = root.resolve("skillforge-server/target/skillforge.jar");
+    public static synchronized Path launcherIn(Path installation) throws IOException {
+        Path jar = installation.resolve("skillforge-server/target/skillforge.jar");
         Files.createDirectories(jar.getParent());
-        Path launcher = Files.copy(Path.of("..", "skillforge").toAbsolutePath(), root.resolve("skillforge"),
+        Path launcher = Files.copy(Path.of("..", "skillforge").toAbsolutePath(), installation.resolve("skillforge"),
                 StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
-        Files.copy(Path.of("..", "skillforge-server", "jvm.options").toAbsolutePath(), root.resolve("skillforge-server/jvm.options"),
+        Files.copy(Path.of("..", "skillforge-server", "jvm.options").toAbsolutePath(), installation.resolve("skillforge-server/jvm.options"),
                 StandardCopyOption.REPLACE_EXISTING);
         Manifest manifest = new Manifest();
         Attributes main = manifest.getMainAttributes();
@@ -247,6 +276,11 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The process's id: the launcher's, which becomes the server's JVM ({@code exec}). */
+    public long pid() {
+        return process.pid();
     }
 
     @Override

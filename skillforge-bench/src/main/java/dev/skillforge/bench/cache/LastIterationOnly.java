@@ -7,7 +7,7 @@ import dev.skillforge.core.transcript.Transcript;
 import java.util.List;
 
 /**
- * Baseline (seed 001): each past turn keeps only the person's message and the final answer; the
+ * Baseline (one of the history strategies SkillForge replaced): each past turn keeps only the person's message and the final answer; the
  * earlier iterations and their tool output are lost. The current turn's iterations are sent as they are.
  */
 final class LastIterationOnly implements ContextView {

@@ -10,7 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Baseline (seed 000): each past turn's answer rebuilt from what the page shows, one assistant
+ * Baseline (one of the history strategies SkillForge replaced): each past turn's answer rebuilt from what the page shows, one assistant
  * message for the whole turn: each iteration's text with its {@code <shell>} tags replaced by the
  * output shown in their place ({@code "[Shell Output]\n$ cmd\n…"}). The current turn's iterations
  * are sent as they are.

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What SkillForge must reach (issue 6): every token the cache rule made cacheable is cached in a
+ * What SkillForge must reach (docs/cache.md): every token the cache rule made cacheable is cached in a
  * conversation that fits its window (100% of the limit), at least {@value #OVERFLOW_MINIMUM} of
  * it in the conversation that outgrows its window; no failed call and no cache break anywhere.
  */

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Baseline (seed 002): the history before the current turn pasted as text in front of the person's
+ * Baseline (one of the history strategies SkillForge replaced): the history before the current turn pasted as text in front of the person's
  * message, {@code "=== CONVERSATION HISTORY ===\nTurn N: user said: …\n"} then a blank line and the
  * message, as one user message; the current turn's iterations follow as messages.
  */

@@ -23,7 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code ./skillforge bench load}: SkillForge under load against a paced model on loopback (issue 14).
+ * {@code ./skillforge bench load}: SkillForge under load against a paced model on loopback.
  *
  * <p>A {@link PacedUpstream} runs in its own process; each server to compare runs in its own process
  * too ({@code java -cp JAR dev.skillforge.server.Main serve}, as the launcher runs it, its provider

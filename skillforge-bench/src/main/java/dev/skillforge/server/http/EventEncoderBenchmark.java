@@ -20,7 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One {@code text} event encoded into the bytes of its SSE frame (issue 14): as the follower does it now
+ * One {@code text} event encoded into the bytes of its SSE frame: as the follower does it now
  * ({@link SseFrames}: the streaming generator into reused characters, encoded into reused bytes), as it did before
  * that (the generator into a string buffer, a string, bytes) and at first (a tree, a string, a builder, bytes).
  * In this package because the encoder is package-private. Run with {@code ./skillforge bench jmh}.

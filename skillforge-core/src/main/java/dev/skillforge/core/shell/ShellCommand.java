@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * A command found in a {@code <shell>} tag, with its id {@code cmd-{iteration}-{index}}: both
  * 0-based, the index counting the commands of one iteration in the order they appeared. The id is
- * what clients match on; two identical commands get two ids (seed 003).
+ * what clients match on; two identical commands get two ids, so each shows with its own status and output.
  */
 public record ShellCommand(String id, int iteration, int index, String command) {
 

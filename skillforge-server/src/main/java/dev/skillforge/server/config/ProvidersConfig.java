@@ -1,5 +1,8 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.provider.AnthropicSettings;
+import dev.skillforge.server.provider.ProviderSpec;
+import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.error.ConfigurationException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.webpage.WebSettings;
 import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.ProcessRunner;
@@ -89,7 +90,7 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
                 new WorkspaceQuota(Settings.integer(env, "FORGE_WORKSPACE_MAX_FILES", WorkspaceQuota.DEFAULT.maxFiles(), 1, 10_000_000),
                         Settings.wholeNumber(env, "FORGE_WORKSPACE_MAX_BYTES", WorkspaceQuota.DEFAULT.maxBytes(), 1024, Long.MAX_VALUE)));
         return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), AllowedHosts.parse(env.get(AllowedHosts.VARIABLE)),
-                commands, limits, sandbox, ConnectionLimits.from(env), WebSettings.from(env));
+                commands, limits, sandbox, ConnectionLimits.from(env), web(env));
     }
 
     /** The same settings with another API token ({@code null} for none). */
@@ -161,5 +162,20 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
         return "SecuritySettings[apiToken=" + (apiToken == null ? "none" : "(set)") + ", corsOrigins=" + corsOrigins
                 + ", allowedHosts=" + allowedHosts + ", allowCommands=" + commands + ", limits=" + limits + ", sandbox=" + sandbox
                 + ", connections=" + connections + "]";
+    }
+
+    /** {@code FORGE_ALLOW_WEB} and {@code FORGE_WEB_HOSTS}. */
+    private static WebSettings web(Map<String, String> env) {
+        boolean enabled = Settings.integer(env, "FORGE_ALLOW_WEB", 0, 0, 1) == 1;
+        String list = env.getOrDefault("FORGE_WEB_HOSTS", "");
+        List<String> hosts = Arrays.stream(list.split(",")).map(String::strip).filter(h -> !h.isEmpty())
+                .map(h -> h.toLowerCase(Locale.ROOT)).toList();
+        for (String host : hosts) {
+            if (!host.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")) {
+                throw new ConfigurationException("FORGE_WEB_HOSTS: '" + host + "' is not a host name (list names like example.com,"
+                        + " separated by commas)");
+            }
+        }
+        return new WebSettings(enabled, hosts, 0);
     }
 }

@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.conversation.ConversationTimings;
@@ -13,6 +14,7 @@ import java.util.Map;
  * stay). Every value is checked at start, and a wrong one stops the server with a message naming
  * the variable.
  *
+ * @param dataDirectory {@code FORGE_DATA_DIR}, or the data folder beside the installation ({@link DataDirectory})
  * @param turnLimits {@code FORGE_MAX_ITERATIONS}, {@code FORGE_MAX_ANSWER_CHARS}, {@code FORGE_MAX_COMMANDS_PER_TURN}
  * @param provider   the preset of the default provider: {@code sim} (the default when no key is configured),
  *                   {@code openai}, {@code gemini}, or another preset ({@link ProviderPreset})
@@ -26,7 +28,7 @@ import java.util.Map;
  *                   {@code FORGE_MAX_HOT_CONVERSATIONS}, {@code FORGE_STORE_WAIT_MILLIS}, {@code FORGE_SHUTDOWN_FLUSH_SECONDS},
  *                   {@code FORGE_SHUTDOWN_GRACE_SECONDS}
  */
-public record Settings(String host, int port, Path dataDir, TurnLimits turnLimits, String provider, String model,
+public record Settings(String host, int port, DataDirectory dataDirectory, TurnLimits turnLimits, String provider, String model,
                        String apiKey, String baseUrl, Duration providerTimeout,
                        String dbUrl, String dbUser, String dbPassword, ProvidersConfig providers,
                        ConversationTimings conversationTimings) {
@@ -43,12 +45,12 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
         if (baseUrl != null && !baseUrl.matches("(?i)https?://.+")) {
             throw new ConfigurationException("FORGE_BASE_URL must start with http:// or https://, was " + baseUrl);
         }
-        Path dataDir = Path.of(env.getOrDefault("FORGE_DATA_DIR", "./data"));
-        ProvidersConfig providers = ProvidersConfig.from(env, dataDir);
+        DataDirectory dataDirectory = DataDirectory.from(env);
+        ProvidersConfig providers = ProvidersConfig.from(env, dataDirectory.path());
         return new Settings(
                 env.getOrDefault("FORGE_HOST", "127.0.0.1").strip(),
                 integer(env, "FORGE_PORT", DEFAULT_PORT, 0, 65535),
-                dataDir,
+                dataDirectory,
                 new TurnLimits(
                         integer(env, "FORGE_MAX_ITERATIONS", TurnLimits.DEFAULT_MAX_ITERATIONS, 1, 100),
                         integer(env, "FORGE_MAX_ANSWER_CHARS", TurnLimits.DEFAULT_MAX_ANSWER_CHARS, 1_000, 100_000_000),
@@ -63,6 +65,11 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
                 blankToNull(env.get("FORGE_DB_PASSWORD")),
                 providers,
                 conversationTimings(env));
+    }
+
+    /** The data folder: the skills, the workspaces, the SQLite file. */
+    public Path dataDir() {
+        return dataDirectory.path();
     }
 
     /** Leases, hand-over, eviction and flushes; every one has the default of {@link ConversationTimings#DEFAULTS}. */
@@ -119,7 +126,7 @@ public record Settings(String host, int port, Path dataDir, TurnLimits turnLimit
     /** Settings with the API key hidden, for logs. */
     @Override
     public String toString() {
-        return "Settings[host=" + host + ", port=" + port + ", dataDir=" + dataDir + ", turnLimits=" + turnLimits
+        return "Settings[host=" + host + ", port=" + port + ", dataDir=" + dataDir() + ", turnLimits=" + turnLimits
                 + ", provider=" + provider + ", model=" + model + ", apiKey=" + (apiKey == null ? "none" : "(set)")
                 + ", baseUrl=" + baseUrl + ", providerTimeout=" + providerTimeout
                 + ", db=" + (dbUrl == null ? "embedded" : dbUrl.replaceAll("password=[^&]*", "password=…"))

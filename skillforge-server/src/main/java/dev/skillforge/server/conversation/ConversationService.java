@@ -12,9 +12,15 @@ import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
+import dev.skillforge.server.search.Highlight;
+import dev.skillforge.server.search.SearchQuery;
+import dev.skillforge.server.search.Snippet;
+import dev.skillforge.server.search.Snippets;
 import dev.skillforge.server.store.AttachmentFile;
+import dev.skillforge.server.store.BranchRecord;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.ConversationStore;
+import dev.skillforge.server.store.FoundConversation;
 import dev.skillforge.server.store.Lease;
 import dev.skillforge.server.store.StoreException;
 import dev.skillforge.server.store.StoreWriter;
@@ -27,6 +33,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -61,11 +68,13 @@ public final class ConversationService implements AutoCloseable {
     private final ConversationStore store;
     private final ConversationCommands commands;
     private final Budgets budgets;
+    private final PersonalDefaults defaults;
     private final ConversationTimings timings;
     private final InstantSource clock;
     private final String instanceId;
     private final HotConversations hot;
     private final LeaseKeeper leases;
+    private final ThreadBranches threads;
     private final ConversationChanges changes = new ConversationChanges();
     private ScheduledExecutorService maintenance;
     /** Set by {@link #drain}: no new conversation or turn starts here. */
@@ -74,31 +83,34 @@ public final class ConversationService implements AutoCloseable {
     /** A service with its own random instance id, no budgets, the default timings and the system clock (tests). */
     public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
                                ConversationCommands commands) {
-        this(store, writer, systemPrompt, models, commands, Budgets.NONE, UUID.randomUUID().toString(), ConversationTimings.DEFAULTS,
-                InstantSource.system());
+        this(store, writer, systemPrompt, models, commands, Budgets.NONE, PersonalDefaults.NONE, UUID.randomUUID().toString(),
+                ConversationTimings.DEFAULTS, InstantSource.system());
     }
 
     /**
      * @param systemPrompt the system prompt new conversations are fixed to (it is stored with each)
      * @param commands     where each conversation's commands run
      * @param budgets      what each person may still spend: checked before a turn, told what it cost after
+     * @param defaults     what each person chose for the conversations they start (provider, instructions)
      * @param instanceId   this server's lease owner id ({@link InstanceIdentity}): the same across restarts on one data folder
      * @param clock        the time for records, leases and idle eviction
      */
     public ConversationService(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
-                               ConversationCommands commands, Budgets budgets, String instanceId, ConversationTimings timings,
-                               InstantSource clock) {
+                               ConversationCommands commands, Budgets budgets, PersonalDefaults defaults, String instanceId,
+                               ConversationTimings timings, InstantSource clock) {
         this.store = store;
         this.writer = writer;
         this.systemPrompt = systemPrompt;
         this.models = models;
         this.commands = commands;
         this.budgets = budgets;
+        this.defaults = defaults;
         this.timings = timings;
         this.clock = clock;
         this.instanceId = instanceId;
         this.hot = new HotConversations(store, writer, instanceId, timings, clock);
         this.leases = new LeaseKeeper(store, instanceId, hot, timings.leaseTtl(), clock);
+        this.threads = new ThreadBranches(store);
         writer.onFenced(fenced -> hot.fenced(fenced.conversationId(), fenced.epoch()));
     }
 
@@ -142,18 +154,20 @@ public final class ConversationService implements AutoCloseable {
     }
 
     /**
-     * Creates a conversation of {@code caller} fixed to a provider and its model ({@code null}: the default), with
-     * the system prompt of this server: none of them changes afterwards.
+     * Creates a conversation of {@code caller} fixed to a provider and its model ({@code null}: the caller's default, else
+     * the server's), with the system prompt of this server and the caller's own instructions: none of them changes
+     * afterwards.
      */
     public ConversationRecord create(Caller caller, String title, String provider, String model) {
         refuseWhileDraining();
         refuseWhileStorageFails();
         String validTitle = title == null ? "" : validTitle(title);
-        ConversationModels.Choice choice = models.choose(provider, model);
+        PersonalDefaults.Start start = defaults.start(caller.personId());
+        ConversationModels.Choice choice = choose(provider, model, start);
         long now = clock.millis();
         String id = UUID.randomUUID().toString(); // 122 random bits from SecureRandom
-        ConversationRecord record = new ConversationRecord(id, validTitle, systemPrompt, choice.provider(), choice.model(), now, now,
-                caller.personId());
+        ConversationRecord record = new ConversationRecord(id, validTitle, start.systemPrompt(systemPrompt), choice.provider(),
+                choice.model(), now, now, caller.personId());
         // A new random id cannot be leased by anyone else yet: the lease is written with the conversation.
         long created = writer.submit(new Write.CreateConversation(record, instanceId, now + timings.leaseTtl().toMillis()));
         hot.adopt(hot.newCopy(record, List.of(), List.of(),
@@ -166,6 +180,19 @@ public final class ConversationService implements AutoCloseable {
         return record;
     }
 
+    /** The provider asked for; else the person's default while it is still configured; else the server's. */
+    private ConversationModels.Choice choose(String provider, String model, PersonalDefaults.Start start) {
+        if (provider != null || model != null || start.provider().isEmpty()) {
+            return models.choose(provider, model);
+        }
+        try {
+            return models.choose(start.provider().get(), null);
+        } catch (ConversationException e) {
+            log.info("the default provider '{}' a person chose is not configured any more: the server's default is used", start.provider().get());
+            return models.choose(null, null);
+        }
+    }
+
     /** What changes in the conversations here, for the pages' live lists. */
     public ConversationChanges changes() {
         return changes;
@@ -176,7 +203,10 @@ public final class ConversationService implements AutoCloseable {
         return instanceId;
     }
 
-    /** The caller's conversations, most recently updated first. Waits briefly for the writer so a new one is listed. */
+    /**
+     * The caller's conversations, one row per thread (its branch selected last), most recently active first. Waits briefly
+     * for the writer so a new one is listed.
+     */
     public List<ConversationRecord> list(Caller caller, int limit, int offset) {
         writer.flush(timings.storeWait());
         try {
@@ -186,14 +216,25 @@ public final class ConversationService implements AutoCloseable {
         }
     }
 
-    /** The caller's conversations whose title or messages have every word of {@code text} ({@link ConversationStore#search}). */
-    public List<ConversationRecord> search(Caller caller, String text, int limit) {
+    /**
+     * The caller's conversations that have every term of {@code query} ({@link ConversationStore#search}), each with
+     * where: the title's matches and a few passages of its texts with theirs. Waits briefly for the writer, so the
+     * newest messages are found.
+     */
+    public List<SearchResult> search(Caller caller, SearchQuery query, int limit) {
         writer.flush(timings.storeWait());
+        List<FoundConversation> found;
         try {
-            return store.search(caller.personId(), text, limit);
+            found = store.search(caller.personId(), query, limit);
         } catch (StoreException e) {
             throw ConversationException.unavailable(e);
         }
+        return found.stream().map(f -> new SearchResult(f.record(), Snippets.inTitle(query, f.record().title()),
+                Snippets.of(query, f.sources()))).toList();
+    }
+
+    /** A conversation a search found, and where: the matches in its title, and passages of its texts. */
+    public record SearchResult(ConversationRecord record, List<Highlight> titleMatches, List<Snippet> snippets) {
     }
 
     /**
@@ -203,7 +244,7 @@ public final class ConversationService implements AutoCloseable {
      * prefix plus that message, a byte-exact extension the provider's cache still serves: the fork's key routes
      * where the original's requests went ({@link ConversationRecord#cacheKey()}), and the prefix guard checks
      * the request against the shared prefix. Editing a message is a fork before its turn; regenerating an answer,
-     * a fork before the last turn.
+     * a fork before the last turn. The fork is a branch of the original's thread, and the one it shows from now on.
      *
      * @throws ConversationException INVALID for a turn the conversation does not have, BUSY while that turn or an
      *                               earlier one is still running
@@ -226,7 +267,7 @@ public final class ConversationService implements AutoCloseable {
         String forkId = UUID.randomUUID().toString();
         String root = from.cacheKey().contains("/") ? from.cacheKey().substring(0, from.cacheKey().indexOf('/')) : from.cacheKey();
         ConversationRecord fork = new ConversationRecord(forkId, from.title(), from.systemPrompt(), from.provider(), from.model(),
-                now, now, from.id(), root + "/" + forkId, from.owner());
+                now, now, ConversationRecord.Branch.forkOf(from, beforeTurn), root + "/" + forkId, from.owner());
         List<StoredEntry> entries = original.entries().stream().filter(e -> e.turn() < beforeTurn)
                 .map(e -> new StoredEntry(forkId, e.seq(), e.turn(), e.kind(), e.content(), e.replayFormat(), e.replayData(),
                         e.createdAtMillis(), e.attachments()))
@@ -274,11 +315,39 @@ public final class ConversationService implements AutoCloseable {
         return hot.get(id).map(HotConversation::isRunning).orElse(false);
     }
 
-    /** What {@code GET /api/conversations/{id}} answers: the snapshot, its costs priced as the conversation's model is. */
+    /**
+     * What {@code GET /api/conversations/{id}} answers: the snapshot, its costs priced as the conversation's model is, and
+     * its {@code branches}: where other versions of its turns are ({@link ThreadBranches#json}).
+     */
     public ObjectNode snapshotJson(Caller caller, String id) {
         ConversationSnapshot snapshot = snapshot(caller, id);
         ConversationRecord record = snapshot.record();
-        return snapshot.toJson(models.prices(new ConversationModels.Choice(record.provider(), record.model())).orElse(null));
+        ObjectNode json = snapshot.toJson(models.prices(new ConversationModels.Choice(record.provider(), record.model())).orElse(null));
+        json.set("branches", threads.json(snapshot));
+        return json;
+    }
+
+    /**
+     * Makes branch {@code id} the one its thread shows: the list's row of the thread opens it from now on. Written in the
+     * background; nothing of the conversation is loaded.
+     *
+     * @throws ConversationException NOT_FOUND for an unknown id, or another person's
+     */
+    public ConversationRecord select(Caller caller, String id) {
+        Optional<HotConversation> held = hot.get(validId(id));
+        ConversationRecord record;
+        if (held.isPresent() && held.get().record().owner().equals(caller.personId())) {
+            record = held.get().record();
+        } else {
+            hot.awaitWriter(); // our own writes (a create, a delete) are in the store
+            try {
+                record = store.conversation(caller.personId(), id).orElseThrow(() -> ConversationException.notFound(id));
+            } catch (StoreException e) {
+                throw ConversationException.unavailable(e);
+            }
+        }
+        writer.submit(new Write.SelectBranch(id, clock.millis()));
+        return record;
     }
 
     /** A conversation of the caller as the page shows it: its entries verbatim and its turns. */
@@ -309,21 +378,73 @@ public final class ConversationService implements AutoCloseable {
         return owned(caller, id).record();
     }
 
+    /**
+     * The branch of {@code id}'s thread that the thread shows (the one selected last, as the list has it): what a door that
+     * knows the conversation but not its versions continues (MCP's {@code continuation_id}), so it goes on where the page
+     * shows the conversation. {@code id} itself when nobody forked it.
+     *
+     * @throws ConversationException as {@link #record} does
+     */
+    public ConversationRecord shownBranch(Caller caller, String id) {
+        ConversationRecord named = record(caller, id);
+        hot.awaitWriter(); // a switch or a turn of a moment ago is in the store
+        String shown;
+        try {
+            shown = store.thread(named.owner(), named.branch().threadId()).stream()
+                    .max(Comparator.comparingLong(BranchRecord::selectedAtMillis).thenComparing(BranchRecord::id, Comparator.reverseOrder()))
+                    .map(BranchRecord::id).orElse(id);
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
+        return shown.equals(id) ? named : record(caller, shown);
+    }
+
+    /** Renames the conversation: every branch of its thread, since the list shows the thread as one conversation. */
     public ConversationRecord rename(Caller caller, String id, String title) {
         String valid = validTitle(title);
-        ConversationRecord renamed = owned(caller, id).rename(valid);
-        changes.publish("renamed", renamed);
+        ConversationRecord renamed = null;
+        for (HotConversation branch : thread(caller, owned(caller, id))) {
+            ConversationRecord record = branch.rename(valid);
+            changes.publish("renamed", record);
+            renamed = branch.id().equals(id) ? record : renamed;
+        }
         return renamed;
     }
 
-    /** @throws ConversationException BUSY while a turn runs on it */
+    /**
+     * Deletes the conversation with every branch of its thread: the list shows the thread as one conversation.
+     *
+     * @throws ConversationException BUSY while a turn runs on any of them (then none is deleted, unless a turn started
+     *                               on one meanwhile: the branches before it are gone, the rest stay)
+     */
     public void delete(Caller caller, String id) {
-        HotConversation conversation = owned(caller, id);
-        ConversationRecord record = conversation.record();
-        conversation.delete();
-        hot.forget(conversation);
-        commands.deleted(record.owner(), id);
-        changes.publish("deleted", record);
+        List<HotConversation> branches = thread(caller, owned(caller, id));
+        for (HotConversation branch : branches) {
+            if (branch.isRunning()) {
+                throw new ConversationException(ConversationException.Kind.BUSY, "A turn is running in "
+                        + (branch.id().equals(id) ? "this conversation" : "another version of it (" + branch.id() + ")")
+                        + "; stop it before deleting the conversation");
+            }
+        }
+        for (HotConversation branch : branches) {
+            ConversationRecord record = branch.record();
+            branch.delete();
+            hot.forget(branch);
+            commands.deleted(record.owner(), branch.id());
+            changes.publish("deleted", record);
+        }
+    }
+
+    /** Every branch of {@code conversation}'s thread, held here (their leases taken), {@code conversation} among them. */
+    private List<HotConversation> thread(Caller caller, HotConversation conversation) {
+        hot.awaitWriter(); // a fork made here a moment ago is in the store
+        List<String> ids;
+        try {
+            ids = threads.ids(conversation.record());
+        } catch (StoreException e) {
+            throw ConversationException.unavailable(e);
+        }
+        return ids.stream().map(branch -> branch.equals(conversation.id()) ? conversation : owned(caller, branch)).toList();
     }
 
     /**

@@ -43,8 +43,9 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
         ObjectNode json = Json.object();
         json.put("id", record.id()).put("title", record.title()).put("provider", record.provider()).put("model", record.model())
                 .put("createdAt", record.createdAtMillis()).put("updatedAt", record.updatedAtMillis()).put("running", running);
-        if (record.forkedFrom() != null) {
-            json.put("forkedFrom", record.forkedFrom()); // an edited copy of that conversation
+        json.put("threadId", record.branch().threadId());
+        if (record.forkedFrom() != null) { // a version of that conversation from turn forkedAtTurn on
+            json.put("forkedFrom", record.forkedFrom()).put("forkedAtTurn", record.branch().forkedAtTurn());
         }
         return json;
     }

@@ -235,6 +235,7 @@ final class HotConversation {
         turns.add(started);
         inOneTransaction(() -> {
             write(new Write.PutTurn(started, epoch));
+            write(new Write.SelectBranch(id, now, epoch)); // the branch a turn is sent on is the one its thread shows
             if (record.title().isEmpty()) {
                 record = record.withTitle(title, now);
                 write(new Write.SetTitle(id, title, now, epoch));

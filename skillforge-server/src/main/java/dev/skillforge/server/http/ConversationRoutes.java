@@ -23,6 +23,7 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
+import dev.skillforge.server.search.SearchQuery;
 import dev.skillforge.server.store.ConversationRecord;
 import dev.skillforge.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
@@ -42,7 +43,7 @@ import java.util.Optional;
  * re-attaching to a running or just-finished turn ({@code Last-Event-ID} resumes after the last
  * event seen); stop; export. A turn belongs to the server: a client that leaves does not stop it.
  */
-public final class ConversationRoutes {
+public final class ConversationRoutes implements Door {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConversationRoutes.class);
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
@@ -64,7 +65,7 @@ public final class ConversationRoutes {
     }
 
     /** Whether this instance takes new turns ({@code /readyz}). */
-    boolean ready() {
+    public boolean ready() {
         return !conversations.isDraining();
     }
 
@@ -96,7 +97,8 @@ public final class ConversationRoutes {
         json(ctx, 200, body);
     }
 
-    void register(JavalinConfig config) {
+    @Override
+    public void register(JavalinConfig config) {
         config.routes.post("/api/conversations", this::create);
         config.routes.get("/api/conversations", this::list);
         config.routes.get("/api/conversations/search", this::search);
@@ -115,6 +117,8 @@ public final class ConversationRoutes {
         config.routes.get("/api/conversations/{id}/attachments/{sha256}/text", ctx -> ctx.status(200)
                 .contentType("text/plain; charset=utf-8").result(conversations.attachmentText(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"))));
         config.routes.post("/api/conversations/{id}/fork", this::fork);
+        config.routes.post("/api/conversations/{id}/select", ctx -> json(ctx, 200,
+                summary(conversations.select(Callers.of(ctx), ctx.pathParam("id")), conversations.isRunning(ctx.pathParam("id")))));
         config.routes.get("/api/conversations/{id}/workspace", this::workspace);
         config.routes.delete("/api/conversations/{id}/workspace", ctx -> {
             conversations.clearWorkspace(Callers.of(ctx), ctx.pathParam("id"));
@@ -174,21 +178,31 @@ public final class ConversationRoutes {
     }
 
     /** Ends the pages' change streams: the server stops. */
-    void close() {
+    @Override
+    public void close() {
         conversations.changes().close();
     }
 
-    /** {@code ?q=WORDS}: the conversations whose title or messages have every word, most recently updated first. */
+    /** {@code ?q=WORDS}: the conversations that have every term, most recently updated first, each with where ({@link SearchJson}). */
     private void search(Context ctx) {
-        String query = Optional.ofNullable(ctx.queryParam("q")).orElse("");
-        if (query.length() > 200) {
-            throw ApiException.badRequest("invalid_request", "q is " + query.length() + " characters; the limit is 200");
+        String text = Optional.ofNullable(ctx.queryParam("q")).orElse("");
+        SearchQuery query;
+        try {
+            query = SearchQuery.parse(text);
+        } catch (SearchQuery.InvalidQueryException e) {
+            if (!e.noWord()) {
+                throw ApiException.badRequest("invalid_request", e.getMessage());
+            }
+            query = null; // no word (empty, or punctuation alone) finds nothing, as it always has
         }
         int limit = intParam(ctx, "limit", 20, 1, 100);
         ObjectNode body = Json.object();
         ArrayNode items = body.putArray("conversations");
-        conversations.search(Callers.of(ctx), query, limit).forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
-        body.put("q", query).put("limit", limit);
+        List<ConversationService.SearchResult> results = query == null ? List.of() : conversations.search(Callers.of(ctx), query, limit);
+        for (ConversationService.SearchResult found : results) {
+            items.add(SearchJson.where(summary(found.record(), conversations.isRunning(found.record().id())), found));
+        }
+        body.put("q", text).put("limit", limit);
         json(ctx, 200, body);
     }
 

@@ -26,7 +26,7 @@ import java.util.OptionalLong;
  * protected resource metadata (RFC 9728) that tells an MCP client where to sign in. On a server without people
  * only {@code /api/me} and {@code /api/me/usage} exist, for its one person.
  */
-public final class PeopleRoutes {
+public final class PeopleRoutes implements Door {
 
     private static final int MAX_SMALL_BODY_BYTES = 16 * 1024;
     static final String METADATA_PATH = "/.well-known/oauth-protected-resource";
@@ -39,6 +39,7 @@ public final class PeopleRoutes {
         this.spending = spending;
     }
 
+    @Override
     public void register(JavalinConfig config) {
         config.routes.get("/api/me", this::me);
         config.routes.get("/api/me/usage", this::usage);

@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * unknown id; an invalid file path is a 400 that says why. A refused write is a 400 listing every
  * problem, or a 413 over a limit, and changes nothing.
  */
-public final class SkillRoutes {
+public final class SkillRoutes implements Door {
 
     /** Room for a SKILL.md at its limit (256 KiB) even when JSON escaping doubles it; the store checks the limit itself. */
     private static final int MAX_PUT_BODY_BYTES = 1024 * 1024;
@@ -43,7 +43,8 @@ public final class SkillRoutes {
         this.zips = new SkillZipRoutes(skills, limits);
     }
 
-    void register(JavalinConfig config) {
+    @Override
+    public void register(JavalinConfig config) {
         config.routes.get("/api/skills", this::list);
         zips.register(config); // before /api/skills/{name}: NAME.zip is no skill's name
         config.routes.put("/api/skills/{name}", this::put);

@@ -156,9 +156,12 @@ final class ChatTool implements McpTool {
         }
     }
 
-    /** The conversation {@code id}, which must not be asked to change provider. */
+    /**
+     * The conversation {@code id}, which must not be asked to change provider: the branch of it the page shows (after an
+     * edited message or a regenerated answer there, the version shown, whose id the result then names).
+     */
     private ConversationRecord continued(Caller caller, String id, String provider) {
-        ConversationRecord conversation = conversations.record(caller, id);
+        ConversationRecord conversation = conversations.shownBranch(caller, id);
         if (provider != null && !provider.equals(conversation.provider())) {
             throw new ToolError("Conversation " + id + " runs on provider " + conversation.provider() + " (model " + conversation.model()
                     + ") for its whole life, so that the provider's prompt cache keeps working; to talk to " + abbreviate(provider)

@@ -3,7 +3,6 @@ package dev.skillforge.server.provider;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
-import dev.skillforge.server.config.ProviderPreset;
 import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.price.TokenPrices;
 

@@ -1,7 +1,5 @@
 package dev.skillforge.server.provider;
 
-import dev.skillforge.server.config.ProviderSpec;
-import dev.skillforge.server.config.ProvidersConfig;
 import dev.skillforge.server.document.Vision;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,14 +39,15 @@ public final class ProviderRegistry implements AutoCloseable {
     }
 
     /**
-     * Builds every provider of {@code config} with {@code factory}; if one fails, those already built are closed.
+     * Builds every provider of {@code specs} with {@code factory}; if one fails, those already built are closed.
      *
-     * @param factory builds (and for a simulation, starts) one provider
+     * @param defaultName the one a conversation that names none runs on, among {@code specs}
+     * @param factory     builds (and for a simulation, starts) one provider
      */
-    public static ProviderRegistry build(ProvidersConfig config, Function<ProviderSpec, ConfiguredProvider> factory) {
+    public static ProviderRegistry build(List<ProviderSpec> specs, String defaultName, Function<ProviderSpec, ConfiguredProvider> factory) {
         Map<String, ConfiguredProvider> built = new LinkedHashMap<>();
         try {
-            for (ProviderSpec spec : config.providers()) {
+            for (ProviderSpec spec : specs) {
                 built.put(spec.name(), factory.apply(spec));
                 if (spec.keyRequired() && !spec.keyPresent()) {
                     log.warn("Provider {} ({}) has no API key in {}: its calls will fail until it is set",
@@ -59,7 +58,7 @@ public final class ProviderRegistry implements AutoCloseable {
             closeAll(built.values());
             throw e;
         }
-        return new ProviderRegistry(built, config.defaultName());
+        return new ProviderRegistry(built, defaultName);
     }
 
     /** A registry of one provider, the default (tests and benchmarks that build their provider by hand). */

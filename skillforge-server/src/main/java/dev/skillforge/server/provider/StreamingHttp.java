@@ -41,7 +41,7 @@ import java.util.concurrent.locks.LockSupport;
  * caller's thread reads and parses the socket itself, and when nothing is there it asks to be woken and parks.
  * The selector thread only wakes it, running nothing else (the wake-up is non-blocking), so a chunk costs one
  * hand-off. The JDK's client, used before, took three per chunk (its selector, a task on its executor, the
- * reader's queue) and serialised every stream through one selector thread (issue 14, docs/performance.md).
+ * reader's queue) and serialised every stream through one selector thread (docs/performance.md).
  *
  * <p>Silence is bounded twice: the exchange's idle timeout fails a connection on which nothing arrives, and a
  * line must be whole within the idle time (a provider dripping bytes cannot hold a reader). A stop aborts the

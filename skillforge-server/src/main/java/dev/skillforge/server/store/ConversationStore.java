@@ -1,6 +1,9 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.server.search.SearchQuery;
+
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -38,18 +41,30 @@ public interface ConversationStore extends AutoCloseable {
     /** The conversation {@code id} if {@code owner} owns it: another person's is not found, as a missing one is. */
     Optional<ConversationRecord> conversation(String owner, String id);
 
-    /** The conversations of {@code owner}, most recently updated first (ties by id), skipping {@code offset}. */
+    /**
+     * The threads of {@code owner}, one row each: the branch selected last ({@link Write.SelectBranch}; ties by id), with
+     * the thread's last activity (its branches' latest {@code updatedAtMillis}) as its own; most recently active first
+     * (ties by id), skipping {@code offset}.
+     */
     List<ConversationRecord> conversations(String owner, int limit, int offset);
 
     /**
-     * The conversations of {@code owner} whose title has every word of {@code text} or one of whose entries has every
-     * word (as the start of a word: "brew" finds "brewing"), most recently updated first; words are runs of
-     * letters and digits, case aside. Full-text search in the database: SQLite's FTS5, PostgreSQL's tsvector.
+     * The conversations of {@code owner} that have every term of {@code query} somewhere (the title, a message, an
+     * answer, command output, an attached document's name or text; {@link SearchQuery} says how a term matches),
+     * most recently updated first, each with the first few of its texts that hold a term. Full-text search in the
+     * database's indexes: SQLite's FTS5, PostgreSQL's tsvector; each text is searched in its first 100,000 characters.
+     * One row per thread, as {@link #conversations} has: of the branches that match, the one selected last.
      */
-    List<ConversationRecord> search(String owner, String text, int limit);
+    List<FoundConversation> search(String owner, SearchQuery query, int limit);
 
-    /** How many conversations {@code owner} has. */
+    /** How many threads (rows of {@link #conversations}) {@code owner} has. */
     long count(String owner);
+
+    /** The branches of {@code owner}'s thread {@code threadId}, oldest first (ties by id); none for another person's thread. */
+    List<BranchRecord> thread(String owner, String threadId);
+
+    /** The person's message of turn {@code turn} of each of {@code conversationIds} that has that turn, by conversation id. */
+    Map<String, String> userMessages(List<String> conversationIds, int turn);
 
     /** The entries of a conversation in {@code seq} order, each with its attachment references. */
     List<StoredEntry> entries(String conversationId);

@@ -1,10 +1,10 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.server.search.SearchQuery;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * The databases the store runs on, and the few things that differ between them. Everything else
@@ -20,13 +20,24 @@ enum Dialect {
         }
 
         @Override
-        String entriesMatching() {
-            return "SELECT e.conversation_id FROM entries_search s JOIN entries e ON e.rowid = s.rowid WHERE entries_search MATCH ?";
+        String titleMatches(String alias) {
+            return alias + ".rowid IN (SELECT rowid FROM titles_search WHERE titles_search MATCH ?)";
         }
 
         @Override
-        String matchOf(List<String> words) {
-            return words.stream().map(word -> "\"" + word + "\"*").collect(Collectors.joining(" ")); // every word, as a prefix
+        String entryMatches(String alias) {
+            return alias + ".rowid IN (SELECT rowid FROM entries_search WHERE entries_search MATCH ?)";
+        }
+
+        @Override
+        String attachmentMatches(String alias) {
+            return alias + ".rowid IN (SELECT rowid FROM attachments_search WHERE attachments_search MATCH ?)";
+        }
+
+        @Override
+        String matchOf(SearchQuery.Term term) {
+            // A phrase in quotes, its last word a prefix: "cold brew"* (the words hold letters and digits only).
+            return "\"" + String.join(" ", term.words()) + "\"*";
         }
 
         @Override
@@ -94,14 +105,27 @@ enum Dialect {
             return "classpath:db/postgresql";
         }
 
+        // Each condition repeats its index's expression exactly (V11__search.sql), so that the planner can use it.
         @Override
-        String entriesMatching() {
-            return "SELECT conversation_id FROM entries WHERE to_tsvector('simple', left(content, 100000)) @@ to_tsquery('simple', ?)";
+        String titleMatches(String alias) {
+            return "search_words(coalesce(" + alias + ".title, '')) @@ to_tsquery('simple', ?)";
         }
 
         @Override
-        String matchOf(List<String> words) {
-            return words.stream().map(word -> word + ":*").collect(Collectors.joining(" & ")); // every word, as a prefix
+        String entryMatches(String alias) {
+            return alias + ".kind IN ('user', 'assistant', 'tool') AND search_words(left(" + alias + ".content, 100000))"
+                    + " @@ to_tsquery('simple', ?)";
+        }
+
+        @Override
+        String attachmentMatches(String alias) {
+            return "search_words(attachment_search_text(" + alias + ".name, " + alias + ".prompt_text)) @@ to_tsquery('simple', ?)";
+        }
+
+        @Override
+        String matchOf(SearchQuery.Term term) {
+            // The words in a row, the last a prefix: cold <-> brew:* (the words hold letters and digits only).
+            return String.join(" <-> ", term.words()) + ":*";
         }
 
         @Override
@@ -171,11 +195,17 @@ enum Dialect {
     /** The Flyway location of this database's own migrations (beside the portable ones in db/migration). */
     abstract String migrations();
 
-    /** SQL selecting the ids of conversations with an entry that matches the one parameter, a {@link #matchOf} text. */
-    abstract String entriesMatching();
+    /** A condition on the conversation row {@code alias}: its title matches the one parameter, a {@link #matchOf} text. */
+    abstract String titleMatches(String alias);
 
-    /** The full-text query for {@code words} (letters and digits only): an entry matches when it has every word, as a prefix. */
-    abstract String matchOf(List<String> words);
+    /** A condition on the entry row {@code alias}: a message, answer or command output whose text matches the one parameter. */
+    abstract String entryMatches(String alias);
+
+    /** A condition on the attachment row {@code alias}: its document's name or text matches the one parameter. */
+    abstract String attachmentMatches(String alias);
+
+    /** The full-text query of one term: its words in a row (one word alone), the last as the start of a word. */
+    abstract String matchOf(SearchQuery.Term term);
 
     abstract void begin(Connection connection) throws SQLException;
 

@@ -2,6 +2,7 @@ package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.search.SearchQuery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -20,7 +20,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -63,14 +62,17 @@ public final class JdbcConversationStore implements ConversationStore {
     private static final int IN_LIST_CHUNK = 500;
 
     private static final String CONVERSATION_COLUMNS =
-            "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key, owner";
+            "id, title, system_prompt, provider, model, created_at, updated_at, forked_from, cache_key, owner, thread_id, forked_at_turn";
+    /** The columns of {@link #CONVERSATION_COLUMNS}, a list row's thread's last activity in place of its own. */
+    private static final String THREAD_ROW_COLUMNS =
+            "id, title, system_prompt, provider, model, created_at, thread_updated_at, forked_from, cache_key, owner, thread_id, forked_at_turn";
     private static final String ENTRY_COLUMNS =
             "conversation_id, seq, turn, kind, content, replay_format, replay_data, created_at";
     private static final String TURN_COLUMNS =
             "conversation_id, turn, status, started_at, ended_at, summary_json";
 
     private static final String INSERT_CONVERSATION = "INSERT INTO conversations (" + CONVERSATION_COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
+            + ", selected_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING";
     private static final String INSERT_ENTRY = "INSERT INTO entries (" + ENTRY_COLUMNS
             + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, seq) DO NOTHING";
     private static final String INSERT_FILE = "INSERT INTO attachment_files (conversation_id, sha256, size, data)"
@@ -84,6 +86,7 @@ public final class JdbcConversationStore implements ConversationStore {
             + ", lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (conversation_id, turn) DO UPDATE SET"
             + " status = excluded.status, started_at = excluded.started_at,"
             + " ended_at = excluded.ended_at, summary_json = excluded.summary_json, lease_epoch = excluded.lease_epoch";
+    private static final String SELECT_BRANCH = "UPDATE conversations SET selected_at = ? WHERE id = ? AND selected_at < ?";
     private static final String SET_TITLE = "UPDATE conversations SET title = ?,"
             + " updated_at = CASE WHEN updated_at < ? THEN ? ELSE updated_at END WHERE id = ?";
     private static final List<String> DELETE_CONVERSATION = List.of(
@@ -98,7 +101,7 @@ public final class JdbcConversationStore implements ConversationStore {
             "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE id = ?";
     private static final String SELECT_OWNED_CONVERSATION =
             "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE id = ? AND owner = ?";
-    private static final String COUNT_CONVERSATIONS = "SELECT COUNT(*) FROM conversations WHERE owner = ?";
+    private static final String COUNT_CONVERSATIONS = "SELECT COUNT(DISTINCT thread_id) FROM conversations WHERE owner = ?";
     private static final String SELECT_ENTRIES =
             "SELECT " + ENTRY_COLUMNS + " FROM entries WHERE conversation_id = ? ORDER BY seq";
     /** With an image's bytes beside its reference: the model is sent them with every request. */
@@ -129,22 +132,39 @@ public final class JdbcConversationStore implements ConversationStore {
     private final Dialect dialect;
     private final Transactions transactions;
     private final String listConversations;
+    private final String selectThread;
     private final String conversationExists;
     private final String selectLease;
     private final String leaseStillCurrent;
+    private final ConversationSearch search;
 
     /** A store on {@code database}, which it owns from now on: {@link #close()} closes it. */
     public JdbcConversationStore(Database database) {
         this.database = Objects.requireNonNull(database, "database");
         this.dialect = database.dialect();
         this.transactions = new Transactions(database);
-        this.listConversations = "SELECT " + CONVERSATION_COLUMNS + " FROM conversations WHERE owner = ? ORDER BY updated_at DESC, "
-                + dialect.inCodePointOrder("id") + " LIMIT ? OFFSET ?";
+        this.listConversations = onePerThread("owner = ?") + " LIMIT ? OFFSET ?";
+        this.selectThread = "SELECT id, forked_from, forked_at_turn, created_at, selected_at,"
+                + " (SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id) FROM conversations c"
+                + " WHERE owner = ? AND thread_id = ? ORDER BY created_at, " + dialect.inCodePointOrder("id");
         this.conversationExists = "SELECT 1 FROM conversations WHERE id = ?" + dialect.lockAgainstDelete();
         this.selectLease = "SELECT owner, epoch, expires_at, requested_by FROM leases WHERE conversation_id = ?"
                 + dialect.lockForUpdate();
         this.leaseStillCurrent = "SELECT 1 FROM leases WHERE conversation_id = ? AND epoch = ? AND owner IS NOT NULL"
                 + dialect.lockShared();
+        this.search = new ConversationSearch(transactions, dialect, this::onePerThread);
+    }
+
+    /**
+     * One row per thread of the conversations {@code where} selects, as {@link #conversations} describes: the branch
+     * selected last, with its thread's last activity; most recently active first.
+     */
+    private String onePerThread(String where) {
+        String byId = dialect.inCodePointOrder("id");
+        return "SELECT " + THREAD_ROW_COLUMNS + " FROM (SELECT " + CONVERSATION_COLUMNS
+                + ", MAX(updated_at) OVER (PARTITION BY thread_id) AS thread_updated_at,"
+                + " ROW_NUMBER() OVER (PARTITION BY thread_id ORDER BY selected_at DESC, " + byId + ") AS shown_order"
+                + " FROM conversations c WHERE " + where + ") branches WHERE shown_order = 1 ORDER BY thread_updated_at DESC, " + byId;
     }
 
     /**
@@ -279,6 +299,7 @@ public final class JdbcConversationStore implements ConversationStore {
                 case Write.AppendEntry append -> appendEntries(List.of(append));
                 case Write.PutTurn put -> putTurn(put.turn(), put.epoch());
                 case Write.SetTitle setTitle -> setTitle(setTitle);
+                case Write.SelectBranch select -> selectBranch(select);
                 case Write.DeleteConversation delete -> deleteConversation(delete.conversationId());
             }
         }
@@ -303,6 +324,13 @@ public final class JdbcConversationStore implements ConversationStore {
             insert.setString(8, conversation.forkedFrom());
             insert.setString(9, conversation.cacheKey().equals(conversation.id()) ? null : conversation.cacheKey());
             insert.setString(10, conversation.owner());
+            insert.setString(11, conversation.branch().threadId());
+            if (conversation.forkedFrom() == null) {
+                insert.setNull(12, Types.INTEGER);
+            } else {
+                insert.setInt(12, conversation.branch().forkedAtTurn());
+            }
+            insert.setLong(13, conversation.createdAtMillis()); // a new branch is the one its thread shows
             insert.executeUpdate();
             exists.put(conversation.id(), true);
         }
@@ -430,6 +458,14 @@ public final class JdbcConversationStore implements ConversationStore {
             update.executeUpdate();
         }
 
+        private void selectBranch(Write.SelectBranch select) throws SQLException {
+            PreparedStatement update = statement(SELECT_BRANCH);
+            update.setLong(1, select.atMillis());
+            update.setString(2, select.conversationId());
+            update.setLong(3, select.atMillis());
+            update.executeUpdate();
+        }
+
         private void deleteConversation(String conversationId) throws SQLException {
             // Explicit deletes rather than trusting ON DELETE CASCADE alone: leases have no foreign
             // key, and the cascade depends on a per-connection pragma on SQLite.
@@ -527,30 +563,10 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> search(String owner, String text, int limit) {
+    public List<FoundConversation> search(String owner, SearchQuery query, int limit) {
         Objects.requireNonNull(owner, "owner");
-        List<String> words = searchWords(text);
-        if (words.isEmpty() || limit <= 0) {
-            return List.of();
-        }
-        // The title has every word (case aside), or one entry has every word as a prefix of one of its words.
-        StringBuilder sql = new StringBuilder("SELECT ").append(CONVERSATION_COLUMNS).append(" FROM conversations WHERE owner = ? AND ((");
-        List<Object> parameters = new ArrayList<>();
-        parameters.add(owner);
-        for (int i = 0; i < words.size(); i++) {
-            sql.append(i == 0 ? "" : " AND ").append("LOWER(title) LIKE ?");
-            parameters.add("%" + words.get(i) + "%");
-        }
-        sql.append(") OR id IN (").append(dialect.entriesMatching()).append(")) ORDER BY updated_at DESC, id LIMIT ?");
-        parameters.add(dialect.matchOf(words));
-        parameters.add(limit);
-        return transactions.rows("search conversations", sql.toString(), JdbcConversationStore::conversationRecord, parameters.toArray());
-    }
-
-    /** The words of a search, lower case: runs of letters and digits (nothing else reaches the SQL's match syntax), at most 8. */
-    static List<String> searchWords(String text) {
-        return Arrays.stream(text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+"))
-                .filter(word -> !word.isEmpty()).distinct().limit(8).toList();
+        Objects.requireNonNull(query, "query");
+        return search.search(owner, query, limit, JdbcConversationStore::conversationRecord);
     }
 
     @Override
@@ -610,9 +626,36 @@ public final class JdbcConversationStore implements ConversationStore {
         }, conversationId);
     }
 
+    @Override
+    public List<BranchRecord> thread(String owner, String threadId) {
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(threadId, "threadId");
+        return transactions.rows("read the branches of thread " + threadId, selectThread, row -> new BranchRecord(row.getString(1),
+                row.getString(2), row.getInt(3), row.getLong(4), row.getLong(5), row.getInt(6)), owner, threadId);
+    }
+
+    @Override
+    public Map<String, String> userMessages(List<String> conversationIds, int turn) {
+        Objects.requireNonNull(conversationIds, "conversationIds");
+        Map<String, String> messages = new HashMap<>();
+        for (int from = 0; from < conversationIds.size(); from += IN_LIST_CHUNK) {
+            List<String> chunk = conversationIds.subList(from, Math.min(conversationIds.size(), from + IN_LIST_CHUNK));
+            List<Object> parameters = new ArrayList<>(chunk);
+            parameters.add(turn);
+            transactions.rows("read the messages of turn " + turn, "SELECT conversation_id, content FROM entries WHERE conversation_id IN ("
+                    + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ") AND turn = ? AND kind = 'user'",
+                    row -> Map.entry(row.getString(1), row.getString(2)), parameters.toArray())
+                    .forEach(message -> messages.put(message.getKey(), message.getValue()));
+        }
+        return messages;
+    }
+
     private static ConversationRecord conversationRecord(ResultSet rows) throws SQLException {
-        return new ConversationRecord(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4),
-                rows.getString(5), rows.getLong(6), rows.getLong(7), rows.getString(8), rows.getString(9), rows.getString(10));
+        String id = rows.getString(1);
+        String forkedFrom = rows.getString(8);
+        ConversationRecord.Branch branch = new ConversationRecord.Branch(rows.getString(11), forkedFrom, forkedFrom == null ? 0 : rows.getInt(12));
+        return new ConversationRecord(id, rows.getString(2), rows.getString(3), rows.getString(4),
+                rows.getString(5), rows.getLong(6), rows.getLong(7), branch, rows.getString(9), rows.getString(10));
     }
 
     // ---------------------------------------------------------------------------------- leases

@@ -151,7 +151,7 @@ public final class JdbcPeopleStore {
 
     /**
      * Gives {@code personId} what the built-in person of a server without sign-in owned (conversations, skills with their
-     * history, and spend), as the first admin of a team server that was one person's before.
+     * history, spend, and their settings), as the first admin of a team server that was one person's before.
      *
      * @return how many conversations changed owner
      */
@@ -171,6 +171,8 @@ public final class JdbcPeopleStore {
                 update.setString(3, personId);
                 update.executeUpdate();
             }
+            Transactions.update(connection, "UPDATE preferences SET person_id = ? WHERE person_id = ?"
+                    + " AND NOT EXISTS (SELECT 1 FROM preferences mine WHERE mine.person_id = ?)", personId, Caller.LOCAL_ID, personId);
             return conversations;
         });
     }

@@ -85,6 +85,16 @@ public sealed interface Write {
         }
     }
 
+    /**
+     * Marks a branch as the one its thread shows (made, switched to, or given a turn) at {@code atMillis}; an earlier
+     * time than the one stored changes nothing, so a retried or late write cannot undo a newer choice.
+     */
+    record SelectBranch(String conversationId, long atMillis, long epoch) implements Write {
+        public SelectBranch(String conversationId, long atMillis) {
+            this(conversationId, atMillis, UNFENCED);
+        }
+    }
+
     /** Deletes a conversation with its entries, attachments, turns and lease. */
     record DeleteConversation(String conversationId, long epoch) implements Write {
         public DeleteConversation(String conversationId) {

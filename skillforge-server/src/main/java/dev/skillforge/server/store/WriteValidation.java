@@ -57,6 +57,7 @@ final class WriteValidation {
                     requireId(setTitle.conversationId(), write, i);
                     requireText(write, "title", setTitle.title());
                 }
+                case Write.SelectBranch select -> requireId(select.conversationId(), write, i);
                 case Write.DeleteConversation delete -> requireId(delete.conversationId(), write, i);
             }
             requireText(write, "conversation id", write.conversationId());

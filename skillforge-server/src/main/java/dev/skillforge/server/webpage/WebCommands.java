@@ -4,7 +4,6 @@ import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.agent.CommandRunner;
 import dev.skillforge.core.shell.ShellCommand;
-import dev.skillforge.server.config.WebSettings;
 
 import java.util.List;
 

@@ -2,7 +2,6 @@ package dev.skillforge.server.webpage;
 
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
-import dev.skillforge.server.config.WebSettings;
 import dev.skillforge.server.document.DocumentException;
 import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.document.HtmlPage;

@@ -1,5 +1,8 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.provider.AnthropicSettings;
+import dev.skillforge.server.provider.ProviderSpec;
+import dev.skillforge.server.provider.ProviderPreset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

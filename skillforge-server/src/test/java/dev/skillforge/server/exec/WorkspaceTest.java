@@ -56,7 +56,7 @@ class WorkspaceTest {
         assertThatThrownBy(() -> workspace.check(argument)).isInstanceOf(CommandRefused.class);
     }
 
-    /** Issue 11, finding 1: dd's if=/proc/…/environ and other key=/path forms passed as one harmless-looking relative path. */
+    /** dd's if=/proc/…/environ and other key=/path forms passed as one harmless-looking relative path. */
     @ParameterizedTest
     @ValueSource(strings = {"if=/proc/1/environ", "of=/tmp/evil", "if=../skillforge.db", "of=notes/../../x", "a=b=/etc/passwd",
             "--opt=k=/etc", "file:///", "file:///etc/passwd", "FILE:///etc/passwd", "file://localhost/etc/passwd", "file:/etc/passwd",

@@ -1,6 +1,6 @@
 package dev.skillforge.server.price;
 
-import dev.skillforge.server.config.ProviderPreset;
+import dev.skillforge.server.provider.ProviderPreset;
 import org.junit.jupiter.api.Test;
 
 import java.time.LocalDate;

@@ -207,13 +207,14 @@ abstract class PeopleIsolationContract {
         assertThat(bobsList.path("conversations").findValuesAsText("id")).containsExactly(bobs);
         assertThat(bobsList.path("total").asLong()).isEqualTo(1);
         JsonNode alicesList = Json.parse(send(alice, "GET", "/api/conversations", null).body());
-        assertThat(alicesList.path("conversations").findValuesAsText("id")).contains(conversation, fork).doesNotContain(bobs);
+        assertThat(alicesList.path("conversations").findValuesAsText("id")).as("her conversation's thread is one row, its fork shown")
+                .contains(fork).doesNotContain(conversation, bobs);
         JsonNode bobsSearch = Json.parse(send(bob, "GET", "/api/conversations/search?q=cold", null).body());
         assertThat(bobsSearch.path("conversations").findValuesAsText("id")).containsExactly(bobs);
         JsonNode alicesSearch = Json.parse(send(alice, "GET", "/api/conversations/search?q=cold", null).body());
         assertThat(alicesSearch.path("conversations").findValuesAsText("id")).doesNotContain(bobs);
         JsonNode alicesOwn = Json.parse(send(alice, "GET", "/api/conversations/search?q=read", null).body());
-        assertThat(alicesOwn.path("conversations").findValuesAsText("id")).contains(conversation);
+        assertThat(alicesOwn.path("conversations").findValuesAsText("id")).contains(fork);
         JsonNode bobsForHers = Json.parse(send(bob, "GET", "/api/conversations/search?q=read", null).body());
         assertThat(bobsForHers.path("conversations").findValuesAsText("id")).doesNotContain(conversation, fork);
     }
@@ -278,6 +279,31 @@ abstract class PeopleIsolationContract {
         JsonNode aliceRow = findUser(people, "alice@example.org");
         assertThat(aliceRow.path("conversations").asLong()).isGreaterThanOrEqualTo(2);
         assertThat(aliceRow.path("tokens").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    @Order(5)
+    void eachPersonsSettingsAreTheirOwnAndStartOnlyTheirChats() throws Exception {
+        HttpResponse<String> saved = sendWithToken(alice, "PUT", "/api/me/settings",
+                "{\"defaultProvider\":null,\"theme\":\"dark\",\"instructions\":\"Sign every answer as Alice's agent.\"}");
+        assertThat(saved.statusCode()).as(saved.body()).isEqualTo(200);
+        assertThat(Json.parse(send(bob, "GET", "/api/me/settings", null).body()).path("instructions").asText()).isEmpty();
+        assertThat(Json.parse(send(alice, "GET", "/api/me/settings", null).body()).path("theme").asText()).isEqualTo("dark");
+
+        String bobs = Json.parse(send(bob, "POST", "/api/conversations", "{}").body()).path("id").asText();
+        String alices = Json.parse(send(alice, "POST", "/api/conversations", "{}").body()).path("id").asText();
+        assertThat(systemPrompt(bob, bobs)).doesNotContain("Alice's agent");
+        assertThat(systemPrompt(alice, alices)).endsWith("Sign every answer as Alice's agent.\n");
+    }
+
+    /** The system prompt a conversation's next request carries, from its JSON export. */
+    private static String systemPrompt(Person person, String conversation) throws Exception {
+        HttpResponse<String> export = send(person, "GET", "/api/conversations/" + conversation + "/export", null);
+        assertThat(export.statusCode()).as(export.body()).isEqualTo(200);
+        JsonNode messages = Json.parse(export.body());
+        JsonNode system = (messages.isArray() ? messages : messages.path("messages")).path(0);
+        assertThat(system.path("role").asText()).as(export.body()).isEqualTo("system");
+        return system.path("content").asText();
     }
 
     @Test

@@ -6,7 +6,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.shell.ShellTagScanner;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.testkit.ServerHarness.SimProvider;
-import dev.skillforge.server.config.ProviderPreset;
+import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationSnapshot;
 import dev.skillforge.server.exec.CommandPolicy;
@@ -52,7 +52,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The prompt-cache invariant under random load (issue 6): {@value #TURNS} turns of {@value #CONVERSATIONS}
+ * The prompt-cache invariant under random load (docs/cache.md): {@value #TURNS} turns of {@value #CONVERSATIONS}
  * random conversations, {@value #CLIENTS} clients at once, through the real server's conversation API over
  * HTTP, against the simulated provider in OpenAI's and Gemini's formats, some conversations with a context
  * window small enough to be cut often. Each turn is random: its answers' chunking (tags split across
@@ -274,7 +274,7 @@ class RandomConversationsCacheTest {
     }
 
     /**
-     * The turn's message; one turn in ten also attaches a small document (issue 16), whose wrapped text the
+     * The turn's message; one turn in ten also attaches a small document, whose wrapped text the
      * model reads before the message on this request and every later one.
      */
     private ObjectNode message(Conversation conversation, TurnPlan plan) {

@@ -1,16 +1,19 @@
 package dev.skillforge.server.conversation;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimRequest;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.testkit.SimScript;
 import dev.skillforge.testkit.SseClient;
+import dev.skillforge.testkit.TestDocuments;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -66,12 +69,11 @@ class ForkAndSearchApiTest {
             assertThat(forkRequest.cacheKey()).as("routed where the original's prefix is cached").isEqualTo(id);
             assertThat(forkRequest.cachedTokens()).as("the provider's cache hit").isGreaterThanOrEqualTo(1024);
 
-            // The original stays as it was; both are listed, the fork marked.
+            // The original stays as it was; the fork is a branch of its thread, listed in its place (BranchesApiTest).
             assertThat(conversation(server, id).path("entries")).isEqualTo(original.path("entries"));
             JsonNode list = SseClient.get(server.url("/api/conversations")).json().path("conversations");
-            assertThat(list).extracting(c -> c.path("id").asText()).containsExactlyInAnyOrder(id, fork);
-            assertThat(list).filteredOn(c -> c.path("id").asText().equals(fork)).first()
-                    .satisfies(c -> assertThat(c.path("forkedFrom").asText()).isEqualTo(id));
+            assertThat(list).extracting(c -> c.path("id").asText()).containsExactly(fork);
+            assertThat(list.get(0).path("forkedFrom").asText()).isEqualTo(id);
 
             // Regenerate the fork's last answer: a fork of the fork before its last turn; the cache still hits.
             String again = SseClient.send("POST", server.url("/api/conversations/" + fork + "/fork"), "{\"beforeTurn\":1}")
@@ -107,14 +109,71 @@ class ForkAndSearchApiTest {
             assertThat(search(server, "starte")).containsExactly(bread); // the start of a word
             assertThat(search(server, "weekend")).containsExactly(other); // a title only
             assertThat(search(server, "daily brew")).isEmpty(); // every word, in one message or the title
-            assertThat(search(server, "\" OR * -- ;")).isEmpty(); // no match syntax reaches the database
+            assertThat(search(server, "\" OR * -- ;")).isEmpty(); // no word: nothing found, as before (no match syntax reaches the database)
+            assertThat(search(server, "")).isEmpty();
             assertThat(SseClient.get(server.url("/api/conversations/search?q=" + "x".repeat(201))).status()).isEqualTo(400);
         }
     }
 
+    @Test
+    void eachResultSaysWhereTheWordsAreAPassageOfAMessageAnAnswerOrAnAttachedDocumentWithTheMatchOffsets(@TempDir Path data) throws Exception {
+        byte[] pdf = TestDocuments.pdf("Quarterly figures\nThe zeppelin budget rose by twelve percent.");
+        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("Read it. The Zeppelin line is the one to watch."),
+                SimReply.of("Hello.")))) {
+            String report = create(server);
+            ObjectNode body = Json.object().put("content", "Summarise the attached report");
+            body.putArray("attachments").addObject().put("name", "figures.pdf").put("mediaType", "application/pdf")
+                    .put("data", Base64.getEncoder().encodeToString(pdf));
+            SseClient.postForEvents(server.url("/api/conversations/" + report + "/messages"), Json.write(body));
+            turn(server, create(server), "Nothing to do with it");
+
+            JsonNode answer = searchAnswer(server, "budget");
+            assertThat(answer.path("q").asText()).isEqualTo("budget");
+            assertThat(answer.path("limit").asInt()).isEqualTo(20);
+            JsonNode found = answer.path("conversations");
+            assertThat(found).hasSize(1);
+            JsonNode result = found.get(0);
+            assertThat(result.path("id").asText()).isEqualTo(report);
+            assertThat(result.has("title")).as("the summary's fields are all still there").isTrue();
+            assertThat(result.path("titleMatches")).isEmpty();
+            JsonNode snippet = result.path("snippets").get(0);
+            assertThat(snippet.path("seq").asInt()).as("the message the document came with").isZero();
+            assertThat(snippet.path("kind").asText()).isEqualTo("attachment");
+            assertThat(snippet.path("name").asText()).isEqualTo("figures.pdf");
+            assertThat(snippet.path("sha256").asText()).hasSize(64);
+            assertThat(marked(snippet)).containsExactly("budget");
+            assertThat(snippet.path("text").asText()).contains("The zeppelin budget rose").doesNotContain("<document");
+
+            // Two words, in the document and in the answer: a passage of each, every match marked, the entries' seq.
+            JsonNode both = searchAnswer(server, "ZEPPELIN watch").path("conversations").get(0).path("snippets");
+            assertThat(both).extracting(s -> s.path("seq").asInt(), s -> s.path("kind").asText())
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(0, "attachment"), org.assertj.core.groups.Tuple.tuple(1, "assistant"));
+            assertThat(marked(both.get(0))).containsExactly("zeppelin");
+            assertThat(marked(both.get(1))).containsExactly("Zeppelin", "watch");
+            assertThat(conversation(server, report).path("entries").get(1).path("seq").asInt())
+                    .as("seq numbers the conversation's entries as its snapshot does").isEqualTo(1);
+
+            JsonNode message = searchAnswer(server, "nothing").path("conversations").get(0);
+            assertThat(message.path("snippets").get(0).path("kind").asText()).isEqualTo("user");
+            assertThat(marked(message.path("snippets").get(0))).containsExactly("Nothing");
+        }
+    }
+
+    /** The words a snippet marks: its text at each [start, end] of its matches. */
+    private static List<String> marked(JsonNode snippet) {
+        String text = snippet.path("text").asText();
+        return java.util.stream.StreamSupport.stream(snippet.path("matches").spliterator(), false)
+                .map(match -> text.substring(match.get(0).asInt(), match.get(1).asInt())).toList();
+    }
+
+    private static JsonNode searchAnswer(ServerHarness server, String query) throws Exception {
+        SseClient.Answer answer = SseClient.get(server.url("/api/conversations/search?q=" + java.net.URLEncoder.encode(query, java.nio.charset.StandardCharsets.UTF_8)));
+        assertThat(answer.status()).isEqualTo(200);
+        return answer.json();
+    }
+
     private static List<String> search(ServerHarness server, String query) throws Exception {
-        JsonNode found = SseClient.get(server.url("/api/conversations/search?q=" + java.net.URLEncoder.encode(query, java.nio.charset.StandardCharsets.UTF_8)))
-                .json().path("conversations");
+        JsonNode found = searchAnswer(server, query).path("conversations");
         return java.util.stream.StreamSupport.stream(found.spliterator(), false).map(c -> c.path("id").asText()).toList();
     }
 

@@ -78,7 +78,7 @@ class HotConversationLifecycleTest {
     private ConversationService instance(String owner, ModelProvider provider) {
         AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
         ConversationService service = new ConversationService(store, writer, "sys",
-                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, owner, TIMINGS, clock);
+                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, owner, TIMINGS, clock);
         opened.add(service);
         return service;
     }
@@ -264,7 +264,7 @@ class HotConversationLifecycleTest {
             return new ModelReply(null, Usage.UNKNOWN);
         }, TurnLimits.DEFAULT);
         ConversationService alone = new ConversationService(disk, diskWriter, "sys",
-                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, "instance-a", quickStoreWait, clock);
+                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, "instance-a", quickStoreWait, clock);
         opened.add(alone);
         ListAppender<ILoggingEvent> logs = new ListAppender<>();
         Logger conversationLogs = (Logger) LoggerFactory.getLogger("dev.skillforge.server.conversation");

@@ -45,7 +45,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The hostile-command corpus of issue #7: commands an injected model could write, fed through the
+ * The hostile-command corpus (SECURITY.md): commands an injected model could write, fed through the
  * simulated provider as model output into the real server (HTTP, the agent loop, the command
  * router), with {@code ls,cat,echo,yes,sleep,head,seq,printenv} allowed. For every case: the
  * result is the expected one, nothing ran outside the policy (no marker file anywhere, the secret

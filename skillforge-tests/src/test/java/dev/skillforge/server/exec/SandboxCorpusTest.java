@@ -35,7 +35,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The hostile-command corpus of issue 11: what the tester did with dangerous programs allowed
+ * The sandbox's hostile-command corpus: what the tester did with dangerous programs allowed
  * ({@code dd}, {@code sed}, {@code awk}, {@code find}, {@code tar}, {@code git}, {@code cp},
  * {@code python3}, {@code cat}…, no {@code FORGE_ALLOW_ARGS_*} patterns), and what the sandbox
  * leaves of it. Every attack runs three times:

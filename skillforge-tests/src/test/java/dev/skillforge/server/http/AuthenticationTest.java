@@ -466,7 +466,7 @@ class AuthenticationTest {
             assertThat(send("GET", base + "/", null).status()).isEqualTo(401);
             assertThat(send("GET", base + "/api/conversations", null, bearer(TOKEN)).status()).isEqualTo(200);
             assertThat(send("GET", base + "/healthz", null, bearer(TOKEN)).json().path("commands").path("allowed").asText()).isEqualTo("ls");
-            assertThat(Files.readString(log)).doesNotContain(TOKEN).contains("apiToken=(set)");
+            assertThat(Files.readString(log)).doesNotContain(TOKEN).contains("callers: whoever sends FORGE_API_TOKEN");
         } finally {
             process.destroy();
             process.waitFor();

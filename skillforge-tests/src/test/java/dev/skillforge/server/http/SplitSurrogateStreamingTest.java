@@ -3,7 +3,7 @@ package dev.skillforge.server.http;
 import dev.skillforge.testkit.SseClient;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.testkit.ServerHarness.SimProvider;
-import dev.skillforge.server.config.ProviderPreset;
+import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;

@@ -1,5 +1,7 @@
 package dev.skillforge.server.page;
 
+import com.deque.html.axecore.playwright.AxeBuilder;
+import com.deque.html.axecore.results.Rule;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserContext;
@@ -122,7 +124,7 @@ abstract class BrowserTest {
     ServerHarness startWithOneProvider(SimResponder responder) throws IOException {
         server = new ServerHarness(data, responder, dev.skillforge.server.config.SecuritySettings.defaults(),
                 List.of(ServerHarness.SimProvider.openAi("sim", dev.skillforge.server.provider.sim.SimProviderServer.MODEL,
-                        dev.skillforge.server.config.ProviderPreset.SIM.defaultContextWindow())));
+                        dev.skillforge.server.provider.ProviderPreset.SIM.defaultContextWindow())));
         return server;
     }
 
@@ -155,6 +157,24 @@ abstract class BrowserTest {
         page.navigate(server.url(path));
         assertThat(page.locator("body[data-ready=true]")).hasCount(1);
         return page;
+    }
+
+    /** The rules axe-core runs: WCAG 2.2 levels A and AA, and Deque's best practices. */
+    static final List<String> AXE_TAGS = List.of("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice");
+
+    /**
+     * Runs axe-core on what {@code shown} shows now and fails on every serious or critical finding, naming the rule,
+     * what it asks for and the elements it found (minor and moderate findings are left to review, not to the build).
+     */
+    static void assertAccessible(Page shown, String view) {
+        List<Rule> violations = new AxeBuilder(shown).withTags(AXE_TAGS).analyze().getViolations();
+        List<String> serious = violations.stream().filter(rule -> "serious".equals(rule.getImpact()) || "critical".equals(rule.getImpact()))
+                .map(rule -> rule.getId() + " (" + rule.getImpact() + "): " + rule.getHelp() + " — "
+                        + rule.getNodes().stream().limit(5).map(node -> node.getHtml()).toList())
+                .toList();
+        if (!serious.isEmpty()) {
+            fail("axe-core found in " + view + ":\n" + String.join("\n", serious));
+        }
     }
 
     void screenshot(String name) throws IOException {

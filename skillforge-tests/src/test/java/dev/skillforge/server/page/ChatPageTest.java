@@ -93,7 +93,7 @@ class ChatPageTest extends BrowserTest {
             assertThat(history.get(id)).as("statuses of " + id)
                     .containsExactly("queued", "running", command.path("status").asText());
         }
-        // The same command twice is two blocks, each with its own status and output (seed 003).
+        // The same command twice is two blocks, each with its own status and output: clients match on command ids, cmd-{iteration}-{index}.
         assertThat(commands.get(0).path("command").asText()).isEqualTo("skill list");
         assertThat(commands.get(1).path("command").asText()).isEqualTo("skill list");
         assertThat(command(turn, "cmd-0-0")).hasAttribute("data-status", "completed");

@@ -16,7 +16,7 @@ import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertTha
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a new user ran into on the page (issue 17's findings): focus and keyboard, a command cut off
+ * What a new user ran into on the page (a walk-through of the page as a new user): focus and keyboard, a command cut off
  * by Stop, titles and dates, honest errors, a second tab, the "cache 0%" figure.
  */
 class EverydayPageTest extends BrowserTest {
@@ -82,6 +82,46 @@ class EverydayPageTest extends BrowserTest {
         assertThat(firstRow.locator(".conversation-title")).hasText("Renamed from the keyboard");
         page.keyboard().press("ArrowUp");
         assertThat(page.locator(".conversation-open").first()).isFocused();
+    }
+
+    @Test
+    void openingAChatFromTheListLeavesTheFocusInTheBoxAndStopLeavesNoRunningMark() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        start(new SimScript(SimReply.of("First."), SimReply.of("Second."),
+                SimReply.of("Writing slowly", " and more").withFault(new SimReply.Hold(1, release))));
+        open("/");
+        sendMessage("One chat");
+        awaitEnd(turns().first());
+        page.locator("#new-chat").click();
+        sendMessage("Another chat");
+        awaitEnd(turns().first());
+
+        page.locator(".conversation-open").nth(1).click();
+        assertThat(turns().first().locator(".bubble")).hasText("One chat");
+        assertThat(page.locator("#input")).isFocused();
+
+        sendMessage("Take your time");
+        assertThat(turns().nth(1).locator(".iteration .content")).containsText("Writing slowly");
+        assertThat(page.locator(".conversation[data-running=true]")).hasCount(1);
+        page.locator("#stop").click();
+        assertThat(turns().nth(1)).hasAttribute("data-status", "cancelled");
+        release.countDown();
+        assertThat(page.locator(".conversation[data-running=true]")).hasCount(0);
+    }
+
+    @Test
+    void aRefusedFirstMessageLeavesNoEmptyChatBehindAndKeepsTheMessage() throws Exception {
+        start(new SimScript(SimReply.of("unused")));
+        open("/");
+        page.locator("#file-input").setInputFiles(new com.microsoft.playwright.options.FilePayload("clip.mp4", "video/mp4", new byte[] {0, 0, 0, 24}));
+        sendMessage("What happens in this clip?");
+        assertThat(turns().first().locator(".turn-error")).containsText("video/mp4");
+        assertThat(page.locator("#input")).hasValue("What happens in this clip?");
+        assertThat(page.locator(".conversation")).hasCount(0);
+        assertThat(page.locator("#conversation-list-empty")).isVisible();
+        assertThat((String) page.evaluate("() => location.hash")).isEmpty();
+        assertThat(page.locator("#toast")).isHidden(); // not "deleted in another tab"
+        assertThat(server.conversations.list(dev.skillforge.server.people.Caller.LOCAL, 10, 0)).isEmpty();
     }
 
     @Test

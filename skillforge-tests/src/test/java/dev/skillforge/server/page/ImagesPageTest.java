@@ -104,7 +104,7 @@ class ImagesPageTest extends BrowserTest {
         assertThat(toast).containsText("does not see images");
 
         page.locator("#file-input").setInputFiles(new FilePayload("notes.md", "text/markdown", "# Notes".getBytes(StandardCharsets.UTF_8)));
-        assertThat(pending).hasCount(1).as("a document is still taken");
+        assertThat(pending).hasCount(1); // a document is still taken
 
         // A provider whose model sees takes it; going back to the one that does not takes it off again, saying why.
         page.locator("#provider-select").selectOption("sim");

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Copy, edit and resend (a fork that keeps the cache), regenerate, search and export, in the page. */
+/** Copy, edit and resend (a fork that keeps the cache, shown as a version), regenerate, search and export, in the page. */
 class MessageActionsPageTest extends BrowserTest {
 
     static final String CODE = "echo \"steep 12 hours\" > brew.txt";
@@ -91,10 +91,9 @@ class MessageActionsPageTest extends BrowserTest {
         assertThat(forkRequest.cachedTokens()).as("the provider's cache served the shared prefix").isGreaterThanOrEqualTo(1024);
         assertThat(edited.locator(".turn-meta .stats")).hasText(Pattern.compile("cache [1-9]\\d*%"));
 
-        // Both listed, the fork marked; the original as it was.
-        assertThat(page.locator(".conversation")).hasCount(2);
-        assertThat(page.locator(".conversation[data-id='" + fork + "']")).hasAttribute("data-fork", "true");
-        assertThat(page.locator(".conversation[data-id='" + original + "']")).not().hasAttribute("data-fork", "true");
+        // One row, the fork (a version of the same conversation: BranchesPageTest); the original as it was.
+        assertThat(page.locator(".conversation")).hasCount(1);
+        assertThat(page.locator(".conversation").first()).hasAttribute("data-id", fork);
         assertThat(conversation(original).path("entries")).isEqualTo(before.path("entries"));
         assertThat(conversation(fork).path("forkedFrom").asText()).isEqualTo(original);
 
@@ -106,7 +105,7 @@ class MessageActionsPageTest extends BrowserTest {
         assertThat(regenerated.locator(".iteration .content")).hasText("Regenerated answer.");
         assertThat(server.sim.requests().getLast().cachedTokens()).isGreaterThanOrEqualTo(1024);
         assertThat(Json.write(server.sim.requests().getLast().messages())).isEqualTo(Json.write(forkRequest.messages()));
-        assertThat(page.locator(".conversation")).hasCount(3);
+        assertThat(page.locator(".conversation")).hasCount(1);
         page.emulateMedia(new Page.EmulateMediaOptions().setColorScheme(ColorScheme.DARK));
         screenshot("editingAnEarlierMessageForksTheChatAndTheForksFirstRequestHitsTheCache-dark");
     }

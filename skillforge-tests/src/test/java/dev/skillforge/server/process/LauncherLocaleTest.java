@@ -33,6 +33,7 @@ class LauncherLocaleTest {
         try (SimProviderServer sim = SimProviderServer.startOnLoopback(script)) {
             Map<String, String> env = new HashMap<>(ServerCrashTest.providerEnv(sim));
             env.put("FORGE_ALLOW_COMMANDS", "echo");
+            env.put("FORGE_START_CACHE", "0"); // no training run left behind in the background (LauncherStartCacheTest's)
             try (ServerProcess server = ServerProcess.startByLauncher("launcher-locale", dataDir, env)) {
                 String id = ForgeClient.create(server);
 

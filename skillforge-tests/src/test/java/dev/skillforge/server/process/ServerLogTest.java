@@ -11,7 +11,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** What the console shows of a server's life (issue 17, finding 10): its start and its stop, not a line per model call. */
+/** What the console shows of a server's life: its start and its stop, not a line per model call. */
 class ServerLogTest {
 
     @Test
@@ -27,5 +27,17 @@ class ServerLogTest {
         SseClient.postForEvents(debugging.url("/api/agent"), SseClient.userMessage("What skills do I have?"));
         debugging.stop();
         assertThat(debugging.output()).contains("[Cache Debug] conversation=");
+    }
+
+    @Test
+    void theStartSaysInOneLineWhoMayCallWhatMayRunAndWhereTheDataIs(@TempDir Path data) throws Exception {
+        ServerProcess server = ServerProcess.start("log-start-line", data, Map.of("FORGE_ALLOW_COMMANDS", "echo,ls"));
+        server.stop();
+
+        assertThat(server.output()).doesNotContain("SecuritySettings[").containsOnlyOnce("SkillForge listening on")
+                .contains("SkillForge listening on http://127.0.0.1:" + server.port() + " with provider sim (skillforge-sim-1),"
+                        + " a simulation: no model, no network; callers: anyone on this machine (a loopback address, no FORGE_API_TOKEN);"
+                        + " programs: echo, ls and the skill commands, in bubblewrap without network; data: " + data
+                        + " (FORGE_DATA_DIR), conversations in SQLite database " + data.resolve("skillforge.db"));
     }
 }

@@ -2,18 +2,26 @@ package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.server.people.Caller;
+import dev.skillforge.server.search.SearchQuery;
+import dev.skillforge.server.search.SearchSource;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.document.Documents;
+import dev.skillforge.server.store.ConversationRecord.Branch;
 import dev.skillforge.server.store.ConversationStore.Renewal;
 import dev.skillforge.server.store.Write.AppendEntry;
 import dev.skillforge.server.store.Write.CreateConversation;
 import dev.skillforge.server.store.Write.DeleteConversation;
 import dev.skillforge.server.store.Write.PutTurn;
 import dev.skillforge.server.store.Write.SetTitle;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -31,6 +39,7 @@ import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The conformance suite of {@link ConversationStore}: every implementation's test extends it and
@@ -47,6 +56,13 @@ abstract class ConversationStoreContract {
      * test reaches the same database (as two server instances would), empty at the test's start.
      */
     protected abstract ConversationStore openStore();
+
+    /** This test's database as Flyway and plain JDBC reach it (empty until a store opens it): for tests of a migration. */
+    protected abstract Address address();
+
+    /** A database's JDBC URL, user (or {@code null}) and the Flyway location of its own kind's migrations. */
+    protected record Address(String url, String user, String ownMigrations) {
+    }
 
     /** The store under test, opened on first use. */
     protected final ConversationStore store() {
@@ -115,17 +131,155 @@ abstract class ConversationStoreContract {
     }
 
     @Test
-    void aForkKeepsWhereItCameFromAndItsCacheKey() {
-        ConversationRecord fork = new ConversationRecord("c-2", "Cold brew", "prompt", "sim", "sim-1", 5, 6, "c-1", "c-1/c-2", Caller.LOCAL_ID);
+    void aForkKeepsItsThreadWhereItCameFromAndItsCacheKey() {
+        ConversationRecord fork = new ConversationRecord("c-2", "Cold brew", "prompt", "sim", "sim-1", 5, 6,
+                new Branch("c-1", "c-1", 3), "c-1/c-2", Caller.LOCAL_ID);
 
         store().apply(List.of(new CreateConversation(fork)));
 
         assertThat(store().conversation("c-2")).contains(fork);
         assertThat(store().conversation("c-2").orElseThrow().cacheKey()).isEqualTo("c-1/c-2");
+        assertThat(store().conversation("c-2").orElseThrow().branch()).isEqualTo(new Branch("c-1", "c-1", 3));
+        create("c-1", 100);
+        assertThat(store().conversation("c-1").orElseThrow().branch()).as("nobody's fork: a thread of its own").isEqualTo(Branch.root("c-1"));
+    }
+
+    // ---------------------------------------------------------------------- threads
+
+    /** A conversation nobody forked, made and last active at {@code at}. */
+    private static ConversationRecord root(String id, long at) {
+        return new ConversationRecord(id, "Title of " + id, "You forge skills.\n", "sim", "sim-1", at, at, Caller.LOCAL_ID);
+    }
+
+    /** A fork of {@code from} (a branch of its thread) before turn {@code turn}, made at {@code at}. */
+    private static ConversationRecord fork(ConversationRecord from, String id, int turn, long at) {
+        return new ConversationRecord(id, from.title(), from.systemPrompt(), from.provider(), from.model(), at, at,
+                Branch.forkOf(from, turn), from.branch().threadId() + "/" + id, from.owner());
     }
 
     @Test
-    void searchFindsEveryWordInATitleOrInOneEntryNewestFirst() {
+    void theListShowsEachThreadOnceAsItsBranchSelectedLastWithTheThreadsLastActivity() {
+        ConversationRecord root = root("t-1", 100);
+        ConversationRecord edited = fork(root, "t-2", 1, 200);
+        ConversationRecord regenerated = fork(edited, "t-3", 1, 300);
+        store().apply(List.of(new CreateConversation(root), new CreateConversation(edited), new CreateConversation(regenerated),
+                new CreateConversation(root("o-1", 250))));
+
+        assertThat(rows()).as("a new branch is the one its thread shows").containsExactly("t-3@300", "o-1@250");
+        assertThat(store().count(Caller.LOCAL_ID)).as("threads, not branches").isEqualTo(2);
+
+        store().apply(List.of(new Write.SelectBranch("t-1", 400)));
+        assertThat(rows()).as("switched back: not new activity").containsExactly("t-1@300", "o-1@250");
+        store().apply(List.of(new Write.SelectBranch("t-1", 50), new Write.SelectBranch("t-2", 350)));
+        assertThat(rows()).as("an earlier choice does not undo a later one").containsExactly("t-1@300", "o-1@250");
+
+        store().apply(List.of(new AppendEntry(entryAt("t-2", 2, 500))));
+        assertThat(rows()).as("any branch's activity is the thread's").containsExactly("t-1@500", "o-1@250");
+        store().apply(List.of(new AppendEntry(entryAt("o-1", 0, 600))));
+        assertThat(store().conversations(Caller.LOCAL_ID, 1, 1)).extracting(ConversationRecord::id).containsExactly("t-1");
+
+        store().apply(List.of(new Write.DeleteConversation("t-1")));
+        assertThat(rows()).as("the thread's other branches are still listed").containsExactly("o-1@600", "t-2@500");
+    }
+
+    private List<String> rows() {
+        return store().conversations(Caller.LOCAL_ID, 10, 0).stream().map(c -> c.id() + "@" + c.updatedAtMillis()).toList();
+    }
+
+    @Test
+    void aThreadsBranchesComeOldestFirstWithTheirForkPointsAndTurnsAndNoneForAnotherPerson() {
+        ConversationRecord root = root("t-1", 100);
+        ConversationRecord edited = fork(root, "t-2", 1, 200);
+        ConversationRecord bobs = new ConversationRecord("b-1", "Bob's", "prompt", "sim", "sim-1", 1, 1, "bob");
+        store().apply(List.of(new CreateConversation(root), new CreateConversation(edited), new CreateConversation(bobs),
+                new PutTurn(turn("t-1", 0, "complete")), new PutTurn(turn("t-1", 1, "complete")),
+                new PutTurn(turn("t-2", 0, "complete")), new PutTurn(turn("t-2", 1, "running")),
+                new Write.SelectBranch("t-1", 700)));
+
+        assertThat(store().thread(Caller.LOCAL_ID, "t-1")).containsExactly(
+                new BranchRecord("t-1", null, 0, 100, 700, 2),
+                new BranchRecord("t-2", "t-1", 1, 200, 200, 2));
+        assertThat(store().thread("bob", "t-1")).as("another person's thread").isEmpty();
+        assertThat(store().conversation("bob", "t-2")).as("another person's branch").isEmpty();
+        assertThat(store().conversations("bob", 10, 0)).extracting(ConversationRecord::id).containsExactly("b-1");
+        assertThat(store().conversations(Caller.LOCAL_ID, 10, 0)).extracting(ConversationRecord::id).containsExactly("t-1");
+        assertThat(store().count("bob")).isEqualTo(1);
+    }
+
+    @Test
+    void searchShowsOneRowPerThreadTheMatchingBranchSelectedLast() {
+        ConversationRecord root = root("t-1", 100);
+        ConversationRecord edited = fork(root, "t-2", 1, 200);
+        store().apply(List.of(new CreateConversation(root), new CreateConversation(edited)));
+        append(entry("t-1", 0, "How do I make cold brew?"), entry("t-1", 1, "Steep it."), entry("t-1", 2, "Longer, please"),
+                entry("t-2", 0, "How do I make cold brew?"), entry("t-2", 1, "Steep it."), entry("t-2", 2, "Shorter, please"));
+
+        assertThat(search(Caller.LOCAL_ID, "brew", 10)).as("the shared prefix matches once").containsExactly("t-2");
+        assertThat(search(Caller.LOCAL_ID, "longer", 10)).as("what only one branch has").containsExactly("t-1");
+        store().apply(List.of(new Write.SelectBranch("t-1", 9_000)));
+        assertThat(search(Caller.LOCAL_ID, "brew", 10)).containsExactly("t-1");
+        assertThat(search("bob", "brew", 10)).isEmpty();
+    }
+
+    @Test
+    void forksMadeBeforeBranchesExistedBecomeBranchesOfTheirThreadWhenTheSchemaIsMigrated() throws SQLException {
+        Address database = address();
+        Flyway.configure().dataSource(database.url(), database.user(), null).locations("classpath:db/migration", database.ownMigrations())
+                .target("9").load().migrate();
+        try (Connection connection = DriverManager.getConnection(database.url(), database.user(), null);
+             Statement statement = connection.createStatement()) {
+            // A conversation, its edited copy (turn 1 its own), a regenerated copy of that (made before it had a turn of its own).
+            statement.execute("INSERT INTO conversations (id, title, system_prompt, provider, model, created_at, updated_at, forked_from,"
+                    + " cache_key, owner) VALUES ('c-1', 'Brew', 'p', 'sim', 'm', 1000, 5000, NULL, NULL, 'local'),"
+                    + " ('c-2', 'Brew', 'p', 'sim', 'm', 3000, 4000, 'c-1', 'c-1/c-2', 'local'),"
+                    + " ('c-3', 'Brew', 'p', 'sim', 'm', 6000, 6000, 'c-2', 'c-1/c-3', 'local'),"
+                    + " ('o-1', 'Other', 'p', 'sim', 'm', 100, 100, NULL, NULL, 'local')");
+            statement.execute("INSERT INTO turns (conversation_id, turn, status, started_at) VALUES ('c-1', 0, 'complete', 1100),"
+                    + " ('c-1', 1, 'complete', 1200), ('c-2', 0, 'complete', 1100), ('c-2', 1, 'complete', 3500),"
+                    + " ('c-3', 0, 'complete', 1100), ('c-3', 1, 'complete', 3500)");
+        }
+
+        assertThat(rows()).as("the branch active last is shown").containsExactly("c-3@6000", "o-1@100");
+        assertThat(store().thread(Caller.LOCAL_ID, "c-1")).containsExactly(
+                new BranchRecord("c-1", null, 0, 1_000, 5_000, 2),
+                new BranchRecord("c-2", "c-1", 1, 3_000, 4_000, 2),
+                new BranchRecord("c-3", "c-2", 2, 6_000, 6_000, 2));
+        assertThat(store().conversation("c-3").orElseThrow().branch()).isEqualTo(new Branch("c-1", "c-2", 2));
+        assertThat(store().conversation("o-1").orElseThrow().branch()).isEqualTo(Branch.root("o-1"));
+    }
+
+    @Test
+    void userMessagesAreTheMessagesOfOneTurnOfEachConversationThatHasIt() {
+        create("c-1", 100);
+        create("c-2", 100);
+        create("c-3", 100);
+        append(entry("c-1", 0, "first"), entry("c-1", 1, "answer"), entry("c-1", 2, "second of c-1"),
+                entry("c-2", 0, "first"), entry("c-2", 1, "answer"), entry("c-2", 2, "second of c-2"),
+                entry("c-3", 0, "only one turn"));
+
+        assertThat(store().userMessages(List.of("c-1", "c-2", "c-3"), 1))
+                .isEqualTo(java.util.Map.of("c-1", "second of c-1", "c-2", "second of c-2"));
+        assertThat(store().userMessages(List.of(), 0)).isEmpty();
+    }
+
+    // ------------------------------------------------------------------------ search
+
+    private List<String> search(String text) {
+        return search(Caller.LOCAL_ID, text, 10);
+    }
+
+    private List<String> search(String owner, String text, int limit) {
+        return store().search(owner, SearchQuery.parse(text), limit).stream().map(found -> found.record().id()).toList();
+    }
+
+    private FoundConversation found(String text) {
+        List<FoundConversation> found = store().search(Caller.LOCAL_ID, SearchQuery.parse(text), 10);
+        assertThat(found).hasSize(1);
+        return found.getFirst();
+    }
+
+    @Test
+    void searchFindsEveryTermSomewhereInTheConversationNewestFirst() {
         create("coffee", 300);
         create("bread", 200);
         create("old-coffee", 100);
@@ -133,18 +287,97 @@ abstract class ConversationStoreContract {
                 entry("bread", 0, "Sourdough starter care"), entry("bread", 1, "Feed it daily."),
                 entry("old-coffee", 0, "Brewing coffee the old way"));
 
-        assertThat(ids(store().search(Caller.LOCAL_ID, "brew", 10))).containsExactly("coffee", "old-coffee"); // "brew" starts "Brewing"
-        assertThat(ids(store().search(Caller.LOCAL_ID, "TWELVE hours", 10))).containsExactly("coffee");
-        assertThat(ids(store().search(Caller.LOCAL_ID, "title of bread", 10))).containsExactly("bread"); // the title
-        assertThat(ids(store().search(Caller.LOCAL_ID, "daily brew", 10))).isEmpty(); // the words are in two conversations
-        assertThat(ids(store().search(Caller.LOCAL_ID, "brew", 1))).containsExactly("coffee");
-        assertThat(ids(store().search(Caller.LOCAL_ID, "\" OR * - ( :", 10))).isEmpty();
+        assertThat(search("brew")).containsExactly("coffee", "old-coffee"); // "brew" starts "Brewing"
+        assertThat(search("TWELVE hours")).containsExactly("coffee");
+        assertThat(search("title of bread")).containsExactly("bread"); // the title
+        assertThat(search("cold twelve")).as("in two entries of one conversation").containsExactly("coffee");
+        assertThat(search("bread brew")).as("a title's word and a message's").isEmpty(); // bread's title, coffee's message
+        assertThat(search("daily brew")).as("in two conversations").isEmpty();
+        assertThat(search("rew")).as("the start of a word, not its middle").isEmpty();
+        assertThat(search(Caller.LOCAL_ID, "brew", 1)).containsExactly("coffee");
+        assertThat(search("brew \" OR * - ( : NEAR")).isEmpty(); // no match syntax reaches the database: "or", "near" are words
         store().apply(List.of(new Write.DeleteConversation("coffee")));
-        assertThat(ids(store().search(Caller.LOCAL_ID, "twelve", 10))).isEmpty(); // gone with its conversation
+        assertThat(search("twelve")).isEmpty(); // gone with its conversation
     }
 
-    private static List<String> ids(List<ConversationRecord> records) {
-        return records.stream().map(ConversationRecord::id).toList();
+    @Test
+    void searchFindsAnswersCommandOutputAndAttachedDocumentsAndSaysWhichEntry() {
+        create("c-1", 100);
+        byte[] pdfText = "Quarterly figures\nThe zeppelin budget rose by 12%.\n".getBytes(StandardCharsets.UTF_8);
+        Attachment report = attachment("report-2026.pdf", pdfText);
+        store().apply(List.of(new AppendEntry(userEntryWith("c-1", 0, report), List.of(new AttachmentFile(report.sha256(), pdfText))),
+                new AppendEntry(new StoredEntry("c-1", 1, 0, "assistant", "Looking.\n<shell>skill list</shell>", null, null, 1)),
+                new AppendEntry(new StoredEntry("c-1", 2, 0, "tool", "$ skill list\nmarmalade-maker", null, null, 2)),
+                new AppendEntry(new StoredEntry("c-1", 3, 0, "context", "Left out: quokka", "keep-from", "2", 3))));
+
+        FoundConversation byDocument = found("zeppelin");
+        assertThat(byDocument.sources()).singleElement().satisfies(source -> {
+            assertThat(source.seq()).isZero();
+            assertThat(source.kind()).isEqualTo("attachment");
+            assertThat(source.name()).isEqualTo("report-2026.pdf");
+            assertThat(source.sha256()).isEqualTo(report.sha256());
+            assertThat(source.text()).contains("The zeppelin budget").doesNotContain("<document");
+        });
+        assertThat(found("report").sources()).as("a document's name").extracting(SearchSource::kind).containsExactly("attachment");
+        assertThat(found("marmalade").sources()).extracting(SearchSource::kind, SearchSource::seq).containsExactly(tuple("tool", 2));
+        assertThat(found("shell").sources()).extracting(SearchSource::kind, SearchSource::seq).containsExactly(tuple("assistant", 1));
+        assertThat(search("document")).as("the wrapping around a document's text").isEmpty();
+        assertThat(search("quokka")).as("a context cut's note only repeats what was said").isEmpty();
+        assertThat(search("zeppelin marmalade skill")).containsExactly("c-1");
+
+        store().apply(List.of(new Write.DeleteConversation("c-1")));
+        assertThat(search("zeppelin")).isEmpty();
+    }
+
+    @Test
+    void searchNeverFindsAnotherPersonsConversation() {
+        store().apply(List.of(new CreateConversation(new ConversationRecord("mine", "Budget", "p", "sim", "sim-1", 1, 2, Caller.LOCAL_ID)),
+                new CreateConversation(new ConversationRecord("theirs", "Budget", "p", "sim", "sim-1", 1, 3, "someone-else"))));
+        append(entry("mine", 0, "the zeppelin budget"), entry("theirs", 0, "the zeppelin budget"));
+
+        assertThat(search("zeppelin budget")).containsExactly("mine");
+        assertThat(search("someone-else", "zeppelin", 10)).containsExactly("theirs");
+        assertThat(search("nobody", "zeppelin", 10)).isEmpty();
+    }
+
+    @Test
+    void aPhraseFindsItsWordsInARowAndPunctuationIsNeverAWildcard() {
+        create("c-1", 100);
+        append(entry("c-1", 0, "Use snake_case names and cold brew; 100% of the time."), entry("c-1", 1, "brew it cold"));
+
+        assertThat(search("\"cold brew\"")).containsExactly("c-1");
+        assertThat(search("\"cold bre")).as("an unclosed quote runs to the end; the last word a prefix").containsExactly("c-1");
+        assertThat(search("\"brew names\"")).isEmpty();
+        assertThat(search("snake_case")).containsExactly("c-1");
+        assertThat(search("snake%case")).as("% is punctuation, as _ is").containsExactly("c-1");
+        assertThat(search("snake_names")).as("_ is no one-character wildcard").isEmpty();
+        assertThat(search("100%")).containsExactly("c-1");
+        assertThat(search("s.*e")).as("no regular expression either: the words s and e in a row").isEmpty();
+    }
+
+    @Test
+    void searchFollowsRenamesAndCaseButNotDiacritics() {
+        create("c-1", 100);
+        append(entry("c-1", 0, "Das Café an der Straße"), entry("c-1", 1, "ÉCOLE ΣΟΦΙΑ"));
+
+        assertThat(search("CAFÉ")).containsExactly("c-1");
+        assertThat(search("école σοφια")).as("case aside beyond ASCII too").containsExactly("c-1");
+        assertThat(search("cafe")).as("diacritics count, on both databases").isEmpty();
+        assertThat(search("title")).containsExactly("c-1");
+        store().apply(List.of(new SetTitle("c-1", "Weekend plans", 200)));
+        assertThat(search("title")).isEmpty();
+        assertThat(search("weekend")).containsExactly("c-1");
+    }
+
+    @Test
+    void eachTextIsSearchedInItsFirstHundredThousandCharacters() {
+        create("c-1", 100);
+        String filler = "word ".repeat(19_998); // 99,990 characters
+        append(entry("c-1", 0, filler + "early " + "x".repeat(10) + " late"));
+
+        assertThat(search("early")).containsExactly("c-1");
+        assertThat(search("late")).isEmpty();
+        assertThat(found("early").sources().getFirst().text()).hasSize(100_000);
     }
 
     @Test

@@ -73,6 +73,11 @@ class PostgresConversationStoreTest extends ConversationStoreContract {
         return JdbcConversationStore.open(url, "postgres", null, null);
     }
 
+    @Override
+    protected Address address() {
+        return new Address(url, "postgres", Dialect.POSTGRESQL.migrations());
+    }
+
     @Test
     void knowsItsDialectAndDescribesItselfByHostAndDatabase() {
         JdbcConversationStore store = (JdbcConversationStore) store();

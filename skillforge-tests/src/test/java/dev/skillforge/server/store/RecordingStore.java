@@ -1,7 +1,10 @@
 package dev.skillforge.server.store;
 
+import dev.skillforge.server.search.SearchQuery;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -43,8 +46,8 @@ final class RecordingStore implements ConversationStore {
     }
 
     @Override
-    public List<ConversationRecord> search(String owner, String text, int limit) {
-        return delegate.search(owner, text, limit);
+    public List<FoundConversation> search(String owner, SearchQuery query, int limit) {
+        return delegate.search(owner, query, limit);
     }
 
     @Override
@@ -55,6 +58,16 @@ final class RecordingStore implements ConversationStore {
     @Override
     public long count(String owner) {
         return delegate.count(owner);
+    }
+
+    @Override
+    public List<BranchRecord> thread(String owner, String threadId) {
+        return delegate.thread(owner, threadId);
+    }
+
+    @Override
+    public Map<String, String> userMessages(List<String> conversationIds, int turn) {
+        return delegate.userMessages(conversationIds, turn);
     }
 
     @Override

@@ -36,6 +36,16 @@ class SqliteConversationStoreTest extends ConversationStoreContract {
         return JdbcConversationStore.open(null, null, null, dataDir());
     }
 
+    @Override
+    protected Address address() {
+        try {
+            Files.createDirectories(dataDir());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return new Address("jdbc:sqlite:" + dataDir().resolve(Database.SQLITE_FILE_NAME), null, Dialect.SQLITE.migrations());
+    }
+
     @Test
     void createsTheDataFolderAndTheDatabaseFileOnFirstStart() {
         Path dataDir = tempDir.resolve("not/there/yet");

@@ -2,7 +2,7 @@ package dev.skillforge.server.webpage;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.skillforge.core.agent.Cancellation;
-import dev.skillforge.server.config.WebSettings;
+import dev.skillforge.server.webpage.WebSettings;
 import dev.skillforge.testkit.TestDocuments;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

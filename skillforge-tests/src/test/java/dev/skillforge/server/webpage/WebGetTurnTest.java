@@ -2,7 +2,7 @@ package dev.skillforge.server.webpage;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.skillforge.server.config.SecuritySettings;
-import dev.skillforge.server.config.WebSettings;
+import dev.skillforge.server.webpage.WebSettings;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.testkit.ServerHarness;

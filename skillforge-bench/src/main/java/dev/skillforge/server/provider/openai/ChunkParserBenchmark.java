@@ -18,7 +18,7 @@ import org.openjdk.jmh.infra.Blackhole;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The per-chunk path of a provider stream (issue 14), one relayed text chunk each: the OpenAI-compatible
+ * The per-chunk path of a provider stream (docs/performance.md), one relayed text chunk each: the OpenAI-compatible
  * parser as it reads the common chunk now (streaming, no tree), the tree it built before, and the
  * {@code <shell>} tag scanner. In this package because the parser is package-private. Run with
  * {@code ./skillforge bench jmh} ({@code -prof gc} adds bytes allocated per chunk).

@@ -1,7 +1,7 @@
 package dev.skillforge.server.provider.openai;
 
-import dev.skillforge.server.config.ProviderPreset;
-import dev.skillforge.server.config.ProviderSpec;
+import dev.skillforge.server.provider.ProviderPreset;
+import dev.skillforge.server.provider.ProviderSpec;
 import dev.skillforge.server.provider.openai.ChatOptions.ReasoningReplay;
 
 /**

@@ -23,10 +23,13 @@ public final class DemoAgent implements SimResponder {
     private static final String SHELL_PREFIX = "[Shell Output]\n";
     private static final Pattern LAST_COMMAND = Pattern.compile("<shell>([\\s\\S]*?)</shell>");
     private static final Pattern KEBAB = Pattern.compile("\\b([a-z0-9]+(?:-[a-z0-9]+)+)\\b");
+    /** An attached document as the prompt carries it (core's Attachment.wrap): its name, then its text. */
+    private static final Pattern DOCUMENT = Pattern.compile("<document name=\"([^\"]*)\" type=\"[^\"]*\">\n[\\s\\S]*?</document>\n\n");
     private static final Set<String> FILLER = Set.of("learn", "how", "to", "the", "a", "an", "about", "from", "this",
             "that", "video", "page", "skill", "skills", "me", "please", "save", "remember", "create", "make", "teach",
             "of", "for", "and", "on", "in", "with", "my", "your", "i", "you", "it", "can", "could", "would", "new",
-            "forge", "write", "turn", "into", "as", "is", "are", "do", "does", "what", "at", "by", "so");
+            "forge", "write", "turn", "into", "as", "is", "are", "do", "does", "what", "at", "by", "so", "document", "file",
+            "attached", "attachment", "pdf", "text");
 
     private final Duration chunkDelay;
 
@@ -39,7 +42,7 @@ public final class DemoAgent implements SimResponder {
     @Override
     public SimReply reply(List<TokenCounter.Message> messages) {
         TokenCounter.Message last = messages.getLast();
-        String request = lastPersonMessage(messages);
+        String request = withoutDocuments(lastPersonMessage(messages));
         Intent intent = intentOf(request);
         String text;
         if (last.content().startsWith(SHELL_PREFIX)) {
@@ -136,6 +139,24 @@ public final class DemoAgent implements SimResponder {
         return "---\nname: " + name + "\ndescription: \"Use when asked about: " + topic + ". Written by the offline demo.\"\n---\n"
                 + "# " + name + "\n\nThis skill was written by SkillForge's simulated provider, which has no model behind it: "
                 + "connect a real provider to get real instructions.\n\n## When to use\n\n- " + topic + "\n";
+    }
+
+    /**
+     * What the person wrote, with each attached document reduced to its name: a skill forged from "notes.pdf" is named
+     * after the request's words or, when they say no more than "this document", after the file, never after the
+     * document's wrapping.
+     */
+    static String withoutDocuments(String message) {
+        Matcher document = DOCUMENT.matcher(message);
+        List<String> names = new ArrayList<>();
+        String text = document.replaceAll(match -> {
+            names.add(match.group(1).replaceFirst("\\.[A-Za-z0-9]{1,5}$", ""));
+            return "";
+        }).strip();
+        if (names.isEmpty() || !slug(text).equals("new-skill")) {
+            return text;
+        }
+        return text + " " + String.join(" ", names);
     }
 
     /** A skill name from the request's meaningful words, e.g. "Learn how to make cold brew" → "cold-brew". */

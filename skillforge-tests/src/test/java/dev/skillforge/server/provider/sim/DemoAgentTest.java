@@ -88,6 +88,14 @@ class DemoAgentTest {
         assertThat(DemoAgent.slug("x".repeat(100))).hasSize(64);
     }
 
+    @Test
+    void aSkillFromAnAttachedDocumentIsNamedByTheRequestOrTheFileNeverByTheWrapping() {
+        String notes = dev.skillforge.core.transcript.Attachment.wrap("Espresso Notes.pdf", "application/pdf", "Grind fine.\nPull 25 s.");
+        assertThat(DemoAgent.slug(DemoAgent.withoutDocuments(notes + "Turn this document into a skill"))).isEqualTo("espresso-notes");
+        assertThat(DemoAgent.slug(DemoAgent.withoutDocuments(notes + "Learn latte art from this"))).isEqualTo("latte-art");
+        assertThat(DemoAgent.slug(DemoAgent.withoutDocuments("Learn sourdough baking"))).isEqualTo("sourdough-baking");
+    }
+
     private static List<SseClient.Event> turn(ServerHarness server, String message) throws Exception {
         return SseClient.postForEvents(server.url("/api/agent"), SseClient.userMessage(message));
     }

@@ -1,4 +1,4 @@
-package dev.skillforge.server.config;
+package dev.skillforge.server.provider;
 
 import dev.skillforge.server.error.ConfigurationException;
 import java.util.Locale;
@@ -41,7 +41,7 @@ public record AnthropicSettings(int maxTokens, Integer thinkingBudget, String ca
     }
 
     /** A TTL as written in a setting ({@code 5m}, {@code 1h}, any case), checked. */
-    static String ttl(String value, String where) {
+    public static String ttl(String value, String where) {
         String ttl = value.strip().toLowerCase(Locale.ROOT);
         if (!TTL_5M.equals(ttl) && !TTL_1H.equals(ttl)) {
             throw new ConfigurationException(where + "=" + value + " is not supported: use 5m or 1h");

@@ -1,4 +1,4 @@
-package dev.skillforge.server.config;
+package dev.skillforge.server.provider;
 
 import dev.skillforge.server.error.ConfigurationException;
 import java.util.Arrays;
