@@ -173,7 +173,9 @@ export class Preview {
     close.addEventListener('click', () => this.dialog.close());
     head.append(this.title, this.download, close);
     this.body = scrollable(element('pre', 'preview-body'));
-    this.dialog.append(head, this.body);
+    this.image = element('img', 'preview-image');
+    this.image.hidden = true;
+    this.dialog.append(head, this.body, this.image);
     this.dialog.addEventListener('click', event => {
       if (event.target === this.dialog) {
         this.dialog.close(); // a click outside the box
