@@ -107,17 +107,28 @@ class ImageApiTest {
         }
     }
 
+    /** On each wire format: a model that does not see is sent no image; the conversation and stateless doors both answer 415 naming it. */
     @Test
     void aModelThatDoesNotSeeRefusesImagesWith415NamingItAndNothingIsStored(@TempDir Path data) throws Exception {
-        var blind = ServerHarness.SimProvider.openAi("text", "text-only-1", 131_072).blind();
+        List<ServerHarness.SimProvider> blind = List.of(ServerHarness.SimProvider.openAi("text", "text-only-1", 131_072).blind(),
+                ServerHarness.SimProvider.gemini("gemini-text", "text-only-2", 131_072).blind(),
+                ServerHarness.SimProvider.anthropic("claude-text", "text-only-3", 131_072, null).blind());
         try (ServerHarness server = new ServerHarness(data, new SimScript(), dev.skillforge.server.config.SecuritySettings.defaults(),
-                List.of(blind))) {
-            String id = create(server);
-            SseClient.Answer answer = SseClient.postForAnswer(server.url("/api/conversations/" + id + "/messages"),
-                    Json.write(withImage("Look", "shot.png", "image/png", TestImages.png(8, 8))));
-            assertThat(answer.status()).isEqualTo(415);
-            assertThat(answer.json().path("error").path("code").asText()).isEqualTo("model_sees_no_images");
-            assertThat(answer.json().path("error").path("message").asText()).startsWith("The model text-only-1 does not see images");
+                blind)) {
+            JsonNode providers = SseClient.get(server.url("/api/providers")).json().path("providers");
+            for (int i = 0; i < blind.size(); i++) {
+                String model = blind.get(i).model();
+                assertThat(providers.get(i).path("vision").path("sees").asBoolean()).as(model).isFalse();
+                String id = SseClient.send("POST", server.url("/api/conversations"),
+                        Json.write(Json.object().put("provider", blind.get(i).name()))).json().path("id").asText();
+                SseClient.Answer answer = SseClient.postForAnswer(server.url("/api/conversations/" + id + "/messages"),
+                        Json.write(withImage("Look", "shot.png", "image/png", TestImages.png(8, 8))));
+                assertThat(answer.status()).as(model).isEqualTo(415);
+                assertThat(answer.json().path("error").path("code").asText()).isEqualTo("model_sees_no_images");
+                assertThat(answer.json().path("error").path("message").asText()).startsWith("The model " + model + " does not see images");
+                assertThat(server.writer.flush(Duration.ofSeconds(5))).isTrue();
+                assertThat(server.database.entries(id)).as(model).isEmpty();
+            }
 
             ObjectNode stateless = Json.object();
             ObjectNode message = stateless.putArray("messages").addObject().put("role", "user").put("content", "Look");
@@ -126,13 +137,7 @@ class ImageApiTest {
             SseClient.Answer statelessAnswer = SseClient.postForAnswer(server.url("/api/agent"), Json.write(stateless));
             assertThat(statelessAnswer.status()).isEqualTo(415);
             assertThat(statelessAnswer.json().path("error").path("message").asText()).contains("text-only-1");
-
-            JsonNode providers = SseClient.get(server.url("/api/providers")).json().path("providers");
-            assertThat(providers.get(0).path("vision").path("sees").asBoolean()).isFalse();
-
-            assertThat(server.writer.flush(Duration.ofSeconds(5))).isTrue();
-            assertThat(server.database.entries(id)).isEmpty();
-            assertThat(server.sim.requests()).isEmpty();
+            assertThat(server.sim.requests()).as("no image, and no request, reached any wire").isEmpty();
         }
     }
 
