@@ -662,8 +662,9 @@ ui.composer.addEventListener('submit', event => {
   send(text, pending.take());
 });
 
-// Files: picked (+), dropped anywhere on the chat, or a long paste turned into a text file.
-const pending = new PendingAttachments($('pending-attachments'), preview, message => toast(message));
+// Files: picked (+), dropped anywhere on the chat, pasted images, or a long paste turned into a text file. An image
+// the shown provider's model does not see is refused at once, with the reason (GET /api/providers says which see).
+const pending = new PendingAttachments($('pending-attachments'), preview, message => toast(message), () => shownProvider);
 const fileInput = $('file-input');
 fileInput.accept = ACCEPT;
 $('attach').addEventListener('click', () => fileInput.click());
@@ -692,6 +693,12 @@ ui.chat.addEventListener('drop', event => {
   }
 });
 ui.input.addEventListener('paste', event => {
+  const images = event.clipboardData ? [...event.clipboardData.files].filter(file => file.type.startsWith('image/')) : [];
+  if (images.length) {
+    event.preventDefault(); // a screenshot or a copied picture becomes a chip (a copied image may carry its URL as text too)
+    images.forEach(image => pending.addPastedImage(image));
+    return;
+  }
   const text = event.clipboardData ? event.clipboardData.getData('text/plain') : '';
   if (text && isLongPaste(text)) {
     event.preventDefault(); // a long document becomes a chip, not a bubble thousands of pixels tall
@@ -719,11 +726,16 @@ for (const example of document.querySelectorAll('.example')) {
 
 // ---- chrome: provider label, theme, sidebar, notices ------------------------------------------
 
+/** The provider the next message goes to (a listing of GET /api/providers), or null while unknown. */
+let shownProvider = null;
+
 /**
  * The provider in the top bar: the shown conversation's, or the one a new chat will get. With one
  * provider configured it reads as it always did; with several it names the provider and its model.
  */
 function showProvider(provider) {
+  shownProvider = provider && provider.name ? provider : null;
+  pending.recheck();
   ui.provider.classList.remove('simulated', 'offline', 'several');
   ui.provider.removeAttribute('title');
   ui.simNotice.hidden = !(provider && provider.simulated);

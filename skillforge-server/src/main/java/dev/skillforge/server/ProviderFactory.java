@@ -5,6 +5,7 @@ import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.server.provider.AnthropicSettings;
 import dev.skillforge.server.provider.ProviderSpec;
 import dev.skillforge.server.config.Settings;
+import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.RetryPolicy;
@@ -67,19 +68,21 @@ public final class ProviderFactory {
                 ChatOptions.ReasoningReplay replay = OpenAiPresets.chatOptions(spec).reasoningReplay();
                 yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
                         call -> OpenAiChatRequest.messages(call, replay), () -> { }, spec.preset().id(), spec.keyPresent(),
-                        spec.contextWindow(), spec.prices());
+                        spec.contextWindow(), spec.prices(), Vision.OPENAI_CHAT.seeing(spec.vision()));
             }
             case GEMINI -> {
                 var client = new GeminiProvider(new GeminiProvider.Settings(spec.baseUrl(), spec.apiKey(), spec.model(),
                         timeouts, retry, geminiOptions(spec)));
                 yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
-                        GeminiRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices());
+                        GeminiRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices(),
+                        Vision.GEMINI.seeing(spec.vision()));
             }
             case ANTHROPIC -> {
                 var client = new AnthropicProvider(new AnthropicProvider.Settings(spec.baseUrl(), spec.apiKey(), spec.model(),
                         timeouts, retry, anthropicOptions(spec)));
                 yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
-                        AnthropicRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices());
+                        AnthropicRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices(),
+                        Vision.ANTHROPIC.seeing(spec.vision()));
             }
         };
     }
@@ -92,18 +95,18 @@ public final class ProviderFactory {
             var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), null, SimProviderServer.MODEL,
                     timeouts, retry, GeminiRequest.Options.ALL));
             return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, GeminiRequest::conversation, sim,
-                    spec.preset().id(), false, spec.contextWindow(), spec.prices());
+                    spec.preset().id(), false, spec.contextWindow(), spec.prices(), Vision.GEMINI.seeing(spec.vision()));
         }
         if (ProviderSpec.SIM_FORMAT_ANTHROPIC.equals(spec.simFormat())) {
             var client = new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), null, SimProviderServer.MODEL,
                     timeouts, retry, anthropicOptions(spec)));
             return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, AnthropicRequest::conversation, sim,
-                    spec.preset().id(), false, spec.contextWindow(), spec.prices());
+                    spec.preset().id(), false, spec.contextWindow(), spec.prices(), Vision.ANTHROPIC.seeing(spec.vision()));
         }
         var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(
                 sim.baseUrl(), null, SimProviderServer.MODEL, true, timeouts, retry));
         return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, OpenAiChatRequest::messages, sim,
-                spec.preset().id(), false, spec.contextWindow(), spec.prices());
+                spec.preset().id(), false, spec.contextWindow(), spec.prices(), Vision.OPENAI_CHAT.seeing(spec.vision()));
     }
 
     /** A hosted provider without its key fails each call at once, saying which variable to set, instead of asking for a 401. */

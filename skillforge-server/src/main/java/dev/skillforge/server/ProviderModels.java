@@ -6,6 +6,7 @@ import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.context.ContextWindow;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.cache.CacheDebug;
 import dev.skillforge.server.cache.PrefixGuard;
@@ -22,6 +23,7 @@ import dev.skillforge.server.cache.CacheRule;
 import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.trace.Tracing;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -97,6 +99,11 @@ final class ProviderModels implements ConversationModels {
         }
         return "The attached documents are about " + tokens + " tokens; " + choice.model() + "'s context window is " + window
                 + " tokens, and documents may take up to " + budget + " of them: attach less, or split it over several messages";
+    }
+
+    @Override
+    public void requireSeen(Choice choice, List<Attachment> earlier, List<Attachment> added) {
+        configured(choice).vision().check(choice.model(), earlier, added);
     }
 
     @Override

@@ -88,7 +88,8 @@ public final class SkillForgeCore implements AutoCloseable {
         this.metrics = metrics;
         this.models = models;
         this.stateless = new StatelessAgent(models.statelessLoop(), commands::in, spending,
-                models.prices(new ConversationModels.Choice(providers.defaultName(), providers.defaultProvider().modelName())));
+                models.prices(new ConversationModels.Choice(providers.defaultName(), providers.defaultProvider().modelName())),
+                providers.defaultProvider().modelName(), providers.defaultProvider().vision());
         this.tracing = tracing;
         this.conversations = conversations;
         this.team = team;

@@ -7,6 +7,7 @@ import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.conversation.ConversationService;
 import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.price.TokenPrices;
@@ -55,7 +56,17 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
      * A provider on the simulated server: its name, its model, its wire format, its context window, and its prices
      * ({@code null}: unknown, as a simulation's are).
      */
-    public record SimProvider(String name, String model, Format format, int contextWindow, TokenPrices prices) {
+    public record SimProvider(String name, String model, Format format, int contextWindow, TokenPrices prices, boolean sees) {
+        /** A provider whose model sees images, as the simulation does. */
+        public SimProvider(String name, String model, Format format, int contextWindow, TokenPrices prices) {
+            this(name, model, format, contextWindow, prices, true);
+        }
+
+        /** The same provider, configured as one whose model sees no images. */
+        public SimProvider blind() {
+            return new SimProvider(name, model, format, contextWindow, prices, false);
+        }
+
         public static SimProvider openAi(String name, String model, int contextWindow) {
             return new SimProvider(name, model, Format.OPENAI, contextWindow, null);
         }
@@ -193,13 +204,15 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
         return switch (provider.format()) {
             case GEMINI -> new ConfiguredProvider(new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY,
                     provider.model(), timeouts, retry, GeminiRequest.Options.ALL)), provider.name(), provider.model(), true,
-                    GeminiRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices());
+                    GeminiRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices(),
+                    Vision.GEMINI.seeing(provider.sees()));
             case ANTHROPIC -> new ConfiguredProvider(new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), API_KEY,
                     provider.model(), timeouts, retry, AnthropicRequest.Options.DEFAULT)), provider.name(), provider.model(), true,
-                    AnthropicRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices());
+                    AnthropicRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices(),
+                    Vision.ANTHROPIC.seeing(provider.sees()));
             case OPENAI -> new ConfiguredProvider(new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY,
                     provider.model(), true, timeouts, retry)), provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
-                    provider.name(), false, provider.contextWindow(), provider.prices());
+                    provider.name(), false, provider.contextWindow(), provider.prices(), Vision.OPENAI_CHAT.seeing(provider.sees()));
         };
     }
 

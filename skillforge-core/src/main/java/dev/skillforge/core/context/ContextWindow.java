@@ -62,7 +62,7 @@ public final class ContextWindow implements ContextView {
         List<Entry> view = ContextView.visible(entries);
         long size = cost(systemPrompt);
         for (Entry entry : view) {
-            size += cost(entry.modelText());
+            size += cost(entry);
         }
         if (size <= CUT_ABOVE * windowTokens) {
             return view;
@@ -87,7 +87,7 @@ public final class ContextWindow implements ContextView {
         long[] suffix = new long[entries.size() + 1];
         for (int i = entries.size() - 1; i >= 0; i--) {
             Entry entry = entries.get(i);
-            suffix[i] = suffix[i + 1] + (entry instanceof Entry.ContextCut ? 0 : cost(entry.modelText()));
+            suffix[i] = suffix[i + 1] + (entry instanceof Entry.ContextCut ? 0 : cost(entry));
         }
         int lastUser = -1;
         for (int i = entries.size() - 1; i >= 0 && lastUser < 0; i--) {
@@ -155,6 +155,17 @@ public final class ContextWindow implements ContextView {
                     .append(current);
         }
         return note.toString();
+    }
+
+    /** What an entry costs: its text, and the images of a person's message. */
+    private long cost(Entry entry) {
+        long cost = cost(entry.modelText());
+        if (entry instanceof Entry.User user) {
+            for (var image : user.images()) {
+                cost += image.image().tokens();
+            }
+        }
+        return cost;
     }
 
     private long cost(String text) {

@@ -20,7 +20,7 @@ public sealed interface Entry {
         return content();
     }
 
-    /** A message the person wrote, with the documents attached to it (in the order given). */
+    /** A message the person wrote, with the documents and images attached to it (in the order given). */
     record User(String content, List<Attachment> attachments) implements Entry {
         public User {
             Objects.requireNonNull(content, "content");
@@ -31,7 +31,12 @@ public sealed interface Entry {
             this(content, List.of());
         }
 
-        /** Each attachment's wrapped text, in order, then the message: the same bytes on every request. */
+        /** The attached images, in order: each provider sends them before the text. */
+        public List<Attachment> images() {
+            return attachments.stream().filter(Attachment::isImage).toList();
+        }
+
+        /** Each document's wrapped text, in order, then the message: the same bytes on every request (an image adds none). */
         @Override
         public String modelText() {
             if (attachments.isEmpty()) {

@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
  *   <li>The {@code FORGE_*} variables describe one provider: {@code FORGE_PROVIDER} (a preset id),
  *       {@code FORGE_MODEL}, {@code FORGE_BASE_URL}, {@code FORGE_API_KEY} (else the preset's usual
  *       variable, e.g. {@code GEMINI_API_KEY}, which for a hosted preset is read only at the vendor's
- *       own URL), {@code FORGE_TOOLS}, {@code FORGE_SIM_FORMAT}, and for Anthropic's format {@code FORGE_MAX_TOKENS},
+ *       own URL), {@code FORGE_TOOLS}, {@code FORGE_SIM_FORMAT}, {@code FORGE_VISION}, and for Anthropic's format {@code FORGE_MAX_TOKENS},
  *       {@code FORGE_THINKING_BUDGET}, {@code FORGE_CACHE_TTL}. It is
  *       named by its preset id and is the default. Without {@code FORGE_PROVIDER} it is {@code openai}
  *       when {@code FORGE_API_KEY} is set; otherwise there is none, unless there is no file either,
@@ -55,7 +55,8 @@ import java.util.regex.Pattern;
  *       Fields: {@code preset} (required), {@code model}, {@code baseUrl}, {@code apiKeyEnv} (the
  *       variable holding the key; default the preset's usual one), {@code tools}, {@code thoughts}
  *       (Gemini, Anthropic), {@code format} (sim), {@code contextWindow} (tokens; default the preset's, for the
- *       {@code FORGE_*} provider {@code FORGE_CONTEXT_WINDOW}), for Anthropic's format {@code maxTokens},
+ *       {@code FORGE_*} provider {@code FORGE_CONTEXT_WINDOW}), {@code vision} (whether the model sees images; default
+ *       what the preset knows of the model, for the {@code FORGE_*} provider {@code FORGE_VISION}), for Anthropic's format {@code maxTokens},
  *       {@code thinkingBudget}, {@code cacheTtl} ({@code 5m}, {@code 1h}) and {@code cacheBreakpoints}
  *       ({@code automatic}, {@code explicit}), and {@code prices} (dollars per million tokens: {@code input},
  *       {@code cachedInput}, {@code cacheWrite}, {@code output}; default the bundled {@link PriceTable}'s). A key
@@ -71,7 +72,7 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
     private static final Set<String> TOP_LEVEL_FIELDS = Set.of("default", "providers");
     private static final Set<String> ENTRY_FIELDS = Set.of("preset", "model", "baseUrl", "apiKeyEnv", "tools", "thoughts", "format",
-            "contextWindow", "maxTokens", "thinkingBudget", "cacheTtl", "cacheBreakpoints", "prices");
+            "contextWindow", "maxTokens", "thinkingBudget", "cacheTtl", "cacheBreakpoints", "prices", "vision");
     private static final List<String> ANTHROPIC_FIELDS = List.of("maxTokens", "thinkingBudget", "cacheTtl", "cacheBreakpoints");
     private static final List<String> ANTHROPIC_VARIABLES = List.of("FORGE_MAX_TOKENS", "FORGE_THINKING_BUDGET", "FORGE_CACHE_TTL");
     private static final List<String> PRICE_FIELDS = List.of("input", "cachedInput", "cacheWrite", "output");
@@ -162,9 +163,11 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         List<String> tools = tools(preset, blankToNull(env.get("FORGE_TOOLS")), "FORGE_TOOLS");
         String format = preset == ProviderPreset.SIM ? (simFormat == null ? ProviderSpec.SIM_FORMAT_OPENAI : simFormat) : null;
         AnthropicSettings anthropic = environmentAnthropic(env, speaksAnthropic(preset, format));
+        String vision = blankToNull(env.get("FORGE_VISION"));
         return new ProviderSpec(preset.id(), preset, model, baseUrl, keyVariable, key, format,
                 tools, true, contextWindow(env.get("FORGE_CONTEXT_WINDOW"), preset, "FORGE_CONTEXT_WINDOW"), anthropic,
-                prices(preset, model, anthropic, null));
+                prices(preset, model, anthropic, null),
+                vision == null ? preset.seesImages(model) : Settings.integer(env, "FORGE_VISION", 0, 0, 1) == 1);
     }
 
     /** Anthropic's options from {@code FORGE_MAX_TOKENS}, {@code FORGE_THINKING_BUDGET} and {@code FORGE_CACHE_TTL}. */
@@ -347,8 +350,13 @@ public record ProvidersConfig(List<ProviderSpec> providers, String defaultName, 
         }
         int window = contextWindow(windowNode == null ? null : windowNode.asText(), preset, at + ".contextWindow");
         AnthropicSettings anthropic = fileAnthropic(entry, speaksAnthropic(preset, format), at);
+        JsonNode visionNode = entry.get("vision");
+        if (visionNode != null && !visionNode.isBoolean()) {
+            throw new ConfigurationException(at + ".vision must be true (the model sees images) or false, was " + visionNode);
+        }
         return new ProviderSpec(name, preset, model, baseUrl, keyVariable, key == null ? null : key.strip(), format, tools,
-                thoughtsNode == null || thoughtsNode.booleanValue(), window, anthropic, prices(preset, model, anthropic, filePrices(entry, at)));
+                thoughtsNode == null || thoughtsNode.booleanValue(), window, anthropic, prices(preset, model, anthropic, filePrices(entry, at)),
+                visionNode == null ? preset.seesImages(model) : visionNode.booleanValue());
     }
 
     /** Anthropic's options from an entry's {@code maxTokens}, {@code thinkingBudget}, {@code cacheTtl} and {@code cacheBreakpoints}. */

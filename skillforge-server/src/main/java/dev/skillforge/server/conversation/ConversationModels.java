@@ -6,6 +6,9 @@ import dev.skillforge.core.agent.EventSink;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.server.price.TokenPrices;
 
+import dev.skillforge.core.transcript.Attachment;
+
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -52,6 +55,15 @@ public interface ConversationModels {
      */
     default String refusalToFit(Choice choice, String text) {
         return null;
+    }
+
+    /**
+     * Checks that {@code choice}'s model may be sent the images {@code added} to a conversation whose model already sees
+     * {@code earlier}; by default every image is (nothing is known of the model).
+     *
+     * @throws dev.skillforge.server.document.DocumentException when the model sees no images, or they pass its API's limits
+     */
+    default void requireSeen(Choice choice, List<Attachment> earlier, List<Attachment> added) {
     }
 
     /**

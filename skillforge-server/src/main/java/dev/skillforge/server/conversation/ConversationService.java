@@ -523,6 +523,7 @@ public final class ConversationService implements AutoCloseable {
             ConversationRecord record = conversation.record();
             ConversationModels.Choice choice = new ConversationModels.Choice(record.provider(), record.model());
             requireFits(choice, documents);
+            requireSeen(choice, conversation, documents);
             String title = content.isBlank() ? documents.getFirst().attachment().name() : titleFrom(content);
             Optional<AgentRun> run = conversation.startTurn(content, documents, title, models.loop(choice),
                     commands.forConversation(record.owner(), id),
@@ -545,6 +546,34 @@ public final class ConversationService implements AutoCloseable {
         if (refusal != null) {
             throw new ConversationException(ConversationException.Kind.TOO_LARGE, refusal);
         }
+    }
+
+    /** The new message's images must be ones the conversation's model sees, within its API's limits with those it sees already. */
+    private void requireSeen(ConversationModels.Choice choice, HotConversation conversation, List<AttachedDocument> documents) {
+        List<Attachment> added = images(documents);
+        if (added.isEmpty()) {
+            return;
+        }
+        List<Attachment> earlier = ContextView.visible(conversation.snapshot().entries().stream().map(HotConversation::entryOf).toList())
+                .stream().filter(Entry.User.class::isInstance).flatMap(entry -> ((Entry.User) entry).images().stream()).toList();
+        models.requireSeen(choice, earlier, added);
+    }
+
+    private static List<Attachment> images(List<AttachedDocument> documents) {
+        return documents.stream().map(AttachedDocument::attachment).filter(Attachment::isImage).toList();
+    }
+
+    /**
+     * Checks, before a conversation is made for them, that a first message's files can go to {@code provider} (a
+     * configured name, or {@code null} for the default): they fit its model's window, and its model sees their images.
+     *
+     * @throws ConversationException INVALID for a provider not configured, TOO_LARGE for documents over the window
+     * @throws dev.skillforge.server.document.DocumentException for images the model does not see or takes no more of
+     */
+    public void requireAccepted(String provider, List<AttachedDocument> documents) {
+        ConversationModels.Choice choice = models.choose(provider, null);
+        requireFits(choice, documents);
+        models.requireSeen(choice, List.of(), images(documents));
     }
 
     /**

@@ -54,9 +54,12 @@ public record ConversationSnapshot(ConversationRecord record, List<StoredEntry> 
     private ArrayNode attachmentsJson(StoredEntry entry) {
         ArrayNode list = Json.MAPPER.createArrayNode();
         for (Attachment attachment : entry.attachments()) {
-            list.addObject().put("name", attachment.name()).put("mediaType", attachment.mediaType()).put("size", attachment.size())
-                    .put("sha256", attachment.sha256())
+            ObjectNode item = list.addObject().put("name", attachment.name()).put("mediaType", attachment.mediaType())
+                    .put("size", attachment.size()).put("sha256", attachment.sha256())
                     .put("url", "/api/conversations/" + record.id() + "/attachments/" + attachment.sha256());
+            if (attachment.isImage()) {
+                item.put("width", attachment.image().width()).put("height", attachment.image().height());
+            }
         }
         return list;
     }

@@ -1,5 +1,6 @@
 package dev.skillforge.server.conversation;
 
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.server.store.StoredEntry;
 
 /** A conversation as readable Markdown: who said what, commands and their output as code blocks. */
@@ -18,8 +19,7 @@ public final class MarkdownExport {
             switch (entry.kind()) {
                 case "user" -> {
                     md.append("## You\n\n");
-                    entry.attachments().forEach(a -> md.append("_Attached: ").append(a.name()).append(" (").append(a.mediaType())
-                            .append(", ").append(a.size()).append(" bytes)_\n\n"));
+                    entry.attachments().forEach(a -> attached(md, snapshot.record().id(), a));
                     md.append(entry.content().strip()).append("\n\n");
                 }
                 case "assistant" -> md.append("## SkillForge\n\n").append(entry.content().strip()).append("\n\n");
@@ -28,6 +28,22 @@ public final class MarkdownExport {
             }
         }
         return md.toString();
+    }
+
+    /**
+     * An attachment's line; an image's also shows it, from the server's download link (the same origin as the export:
+     * a Markdown viewer elsewhere shows its name instead).
+     */
+    private static void attached(StringBuilder md, String conversationId, Attachment a) {
+        String url = "/api/conversations/" + conversationId + "/attachments/" + a.sha256();
+        md.append("_Attached: ").append(a.name()).append(" (").append(a.mediaType());
+        if (a.isImage()) {
+            md.append(", ").append(a.image().width()).append("×").append(a.image().height());
+        }
+        md.append(", ").append(a.size()).append(" bytes)_\n\n");
+        if (a.isImage()) {
+            md.append("![").append(a.name().replaceAll("[\\[\\]\\\\]", "_")).append("](").append(url).append(")\n\n");
+        }
     }
 
     /** A code fence longer than any run of backticks inside, so command output cannot end it early. */

@@ -2,12 +2,16 @@ package dev.skillforge.server.conversation;
 
 import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.CommandRunner;
+import dev.skillforge.core.transcript.Attachment;
+import dev.skillforge.core.transcript.Entry;
+import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.price.TokenPrices;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.BiFunction;
 
@@ -20,9 +24,23 @@ import java.util.function.BiFunction;
  * @param commands the command runner of a person (its first argument: their id) and a stateless conversation's key
  * @param budgets  what each person may spend: a stateless turn counts as any other
  * @param prices   what the default provider's tokens cost, when known
+ * @param model    the default provider's model
+ * @param vision   whether that model sees images, and what its API takes of them
  */
 public record StatelessAgent(AgentLoop loop, BiFunction<String, String, CommandRunner> commands, Budgets budgets,
-                             Optional<TokenPrices> prices) {
+                             Optional<TokenPrices> prices, String model, Vision vision) {
+
+    /**
+     * Checks the images a stateless request brings: its client sends them all with every request, so all are this
+     * request's.
+     *
+     * @throws dev.skillforge.server.document.DocumentException when the model sees no images, or they pass its API's limits
+     */
+    public void requireSeen(List<Entry> messages) {
+        List<Attachment> images = messages.stream().filter(Entry.User.class::isInstance)
+                .flatMap(entry -> ((Entry.User) entry).images().stream()).toList();
+        vision.check(model, List.of(), images);
+    }
 
     /**
      * A stateless conversation has no id, but its first message never changes: a key derived from it is the same for

@@ -98,6 +98,9 @@ public final class Documents {
             throw DocumentException.tooLarge("'" + name + "' is " + data.length + " bytes; the limit is " + DocumentLimits.MAX_FILE_BYTES
                     + " bytes (5 MiB) per file");
         }
+        if (Images.isImage(name, upload.mediaType(), data)) {
+            return Images.read(name, upload.mediaType(), data);
+        }
         DocumentKind kind = DocumentKind.of(name, upload.mediaType());
         if (kind != DocumentKind.PDF && startsWith(data, "PK\u0003\u0004")) {
             throw DocumentException.unsupported("'" + name + "' is a ZIP archive (an Office document?), not " + kind.name().toLowerCase()
@@ -140,6 +143,16 @@ public final class Documents {
             }
         }
         return true;
+    }
+
+    /**
+     * The image of a file stored as one (its type and size were checked when it came): the same bytes, in the same
+     * base64, as when it was attached.
+     *
+     * @throws DocumentException when the stored bytes are not an image (a damaged store)
+     */
+    public static Attachment.Image storedImage(byte[] data, String name) {
+        return Images.stored(data, name);
     }
 
     public static String sha256(byte[] data) {

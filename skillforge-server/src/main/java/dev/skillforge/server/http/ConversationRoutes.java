@@ -13,6 +13,7 @@ import dev.skillforge.server.conversation.MarkdownExport;
 import dev.skillforge.server.fleet.Fleet;
 import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.document.AttachedDocument;
+import dev.skillforge.server.document.ImageFormat;
 import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.document.Upload;
 import dev.skillforge.server.document.UploadsJson;
@@ -287,7 +288,9 @@ public final class ConversationRoutes implements Door {
      */
     private void download(Context ctx) {
         ConversationService.AttachmentDownload file = conversations.attachment(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"));
-        String type = file.mediaType().equals("application/pdf") ? "application/pdf" : "text/plain; charset=utf-8";
+        // A PDF or an image (its bytes were checked to be what its type says) as itself, anything else as text: never a page.
+        String type = file.mediaType().equals("application/pdf") || ImageFormat.ofMediaType(file.mediaType()).isPresent()
+                ? file.mediaType() : "text/plain; charset=utf-8";
         ctx.status(200).contentType(type)
                 .header("Content-Disposition", "attachment; filename*=UTF-8''" + URLEncoder.encode(file.name(), StandardCharsets.UTF_8)
                         .replace("+", "%20"))

@@ -54,6 +54,7 @@ public final class StatelessAgentRoute implements Door {
             return;
         }
         MessageLimit.check(request.newMessage());
+        stateless.requireSeen(request.messages());
         if (!conversations.ready()) {
             throw new ApiException(503, "server_stopping", "This server instance is stopping; send the request again");
         }

@@ -2,6 +2,7 @@ package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderRegistry;
 import io.javalin.config.JavalinConfig;
@@ -84,10 +85,22 @@ public final class StatusRoutes implements Door {
                 .ifPresent(listing -> body.put("default", listing.name()));
         var list = body.putArray("providers");
         for (ProviderRegistry.Listing listing : providers) {
-            list.addObject().put("name", listing.name()).put("preset", listing.preset()).put("model", listing.model())
+            ObjectNode item = list.addObject().put("name", listing.name()).put("preset", listing.preset()).put("model", listing.model())
                     .put("simulated", listing.simulated()).put("keyPresent", listing.keyPresent()).put("default", listing.isDefault())
                     .put("contextWindow", listing.contextWindow());
+            item.set("vision", visionJson(listing.vision()));
         }
         ctx.contentType("application/json").result(Json.write(body));
+    }
+
+    /** What a page needs to refuse an image when it is picked rather than after Send: whether the model sees, and the API's limits. */
+    private static ObjectNode visionJson(Vision vision) {
+        ObjectNode json = Json.object().put("sees", vision.sees());
+        if (vision.sees()) {
+            vision.mediaTypes().forEach(json.putArray("mediaTypes")::add);
+            json.put("maxImageBytes", vision.maxImageBytes()).put("maxSide", vision.maxSide()).put("maxImages", vision.maxImages())
+                    .put("maxTotalBytes", vision.maxTotalBytes());
+        }
+        return json;
     }
 }

@@ -71,11 +71,11 @@ final class ChatTool implements McpTool {
                    "prompt": {"type": "string", "minLength": 1, "description": "The message to send: a question, an instruction, 'go on'…"},
                    "continuation_id": {"type": "string", "description": "The continuation_id an earlier chat result returned, to continue that conversation; leave it out to start a new one"},
                    "provider": {"type": "string", "description": "For a new conversation: the configured provider to talk to (%s; default %s). A conversation keeps its provider for life"},
-                   "attachments": {"type": "array", "maxItems": 10, "description": "Documents to attach to the message (text, Markdown, source code, HTML, PDF; at most 5 MiB each, 10 MiB together): the model reads their text",
+                   "attachments": {"type": "array", "maxItems": 10, "description": "Documents and images to attach to the message (text, Markdown, source code, HTML, PDF; PNG, JPEG, WebP, GIF; at most 5 MiB each, 10 MiB together): the model reads a document's text and sees an image, if its model sees images",
                      "items": {"type": "object",
                        "properties": {
                          "name": {"type": "string", "description": "The file's name, e.g. notes.pdf (no path)"},
-                         "mediaType": {"type": "string", "description": "e.g. application/pdf, text/markdown; left out, the name's extension decides"},
+                         "mediaType": {"type": "string", "description": "e.g. application/pdf, text/markdown, image/png; left out, the name's extension decides (an image's bytes must be what it says)"},
                          "data": {"type": "string", "contentEncoding": "base64", "description": "The file's bytes in base64"}},
                        "required": ["name", "data"], "additionalProperties": false}}},
                  "required": ["prompt"], "additionalProperties": false}""".formatted(String.join(", ", providers), defaultProvider);
@@ -117,11 +117,16 @@ final class ChatTool implements McpTool {
         try {
             AgentRun run;
             try {
+                if (continuationId == null) {
+                    conversations.requireAccepted(provider, documents); // a refused file leaves no conversation behind
+                }
                 conversation = continuationId == null ? conversations.create(call.caller(), null, provider, null)
                         : continued(call.caller(), continuationId, provider);
                 run = conversations.startTurn(call.caller(), conversation.id(), prompt, documents);
             } catch (ConversationException e) {
                 throw new ToolError(explain(e, continuationId));
+            } catch (DocumentException e) {
+                throw new ToolError(e.getMessage() + " (" + e.code() + ")");
             }
             started.complete(run);
             follow(run.events(), outcome, call, conversation.id());

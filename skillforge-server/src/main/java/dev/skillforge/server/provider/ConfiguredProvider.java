@@ -3,6 +3,7 @@ package dev.skillforge.server.provider;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
+import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.price.TokenPrices;
 
 import java.time.Duration;
@@ -19,10 +20,12 @@ import java.util.function.Function;
  *                            and messages)
  * @param contextWindow       the model's context window in tokens
  * @param prices              what the model's tokens cost, or {@code null} when unknown
+ * @param vision              whether the model sees images, and what its API takes of them
  */
 public record ConfiguredProvider(ModelProvider model, String name, String modelName, boolean simulated,
                                  Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources,
-                                 String preset, boolean keyPresent, int contextWindow, TokenPrices prices) implements AutoCloseable {
+                                 String preset, boolean keyPresent, int contextWindow, TokenPrices prices,
+                                 Vision vision) implements AutoCloseable {
 
     public static final String DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
     public static final String DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -38,11 +41,18 @@ public record ConfiguredProvider(ModelProvider model, String name, String modelN
                 ProviderPreset.SIM.defaultContextWindow());
     }
 
-    /** A provider whose prices are unknown. */
+    /** A provider whose prices are unknown and whose model sees no images. */
     public ConfiguredProvider(ModelProvider model, String name, String modelName, boolean simulated,
                               Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources,
                               String preset, boolean keyPresent, int contextWindow) {
         this(model, name, modelName, simulated, nextRequestMessages, resources, preset, keyPresent, contextWindow, null);
+    }
+
+    /** A provider whose model sees no images. */
+    public ConfiguredProvider(ModelProvider model, String name, String modelName, boolean simulated,
+                              Function<ModelCall, JsonNode> nextRequestMessages, AutoCloseable resources,
+                              String preset, boolean keyPresent, int contextWindow, TokenPrices prices) {
+        this(model, name, modelName, simulated, nextRequestMessages, resources, preset, keyPresent, contextWindow, prices, Vision.NONE);
     }
 
     @Override

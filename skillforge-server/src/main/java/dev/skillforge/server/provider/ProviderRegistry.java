@@ -1,5 +1,6 @@
 package dev.skillforge.server.provider;
 
+import dev.skillforge.server.document.Vision;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,7 @@ public final class ProviderRegistry implements AutoCloseable {
 
     /** What may be shown about a provider: never its key, only whether there is one. */
     public record Listing(String name, String preset, String model, boolean simulated, boolean keyPresent, boolean isDefault,
-                          int contextWindow) {
+                          int contextWindow, Vision vision) {
     }
 
     private final Map<String, ConfiguredProvider> providers;
@@ -105,7 +106,7 @@ public final class ProviderRegistry implements AutoCloseable {
         List<Listing> listings = new ArrayList<>();
         for (ConfiguredProvider provider : providers.values()) {
             listings.add(new Listing(provider.name(), provider.preset(), provider.modelName(), provider.simulated(),
-                    provider.keyPresent(), provider.name().equals(defaultName), provider.contextWindow()));
+                    provider.keyPresent(), provider.name().equals(defaultName), provider.contextWindow(), provider.vision()));
         }
         return listings;
     }

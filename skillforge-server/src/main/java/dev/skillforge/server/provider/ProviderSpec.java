@@ -28,10 +28,12 @@ import java.util.Objects;
  *                  {@code null} for the other formats
  * @param prices    what the model's tokens cost (the providers file's {@code prices}, else the bundled price table's),
  *                  or {@code null} when unknown
+ * @param vision    whether the model sees images ({@code FORGE_VISION}, the file's {@code vision}, else what the preset
+ *                  knows of the model: {@link ProviderPreset#seesImages})
  */
 public record ProviderSpec(String name, ProviderPreset preset, String model, String baseUrl, String apiKeyEnv,
                            String apiKey, String simFormat, List<String> tools, boolean thoughts, int contextWindow,
-                           AnthropicSettings anthropic, TokenPrices prices) {
+                           AnthropicSettings anthropic, TokenPrices prices, boolean vision) {
 
     public static final String SIM_FORMAT_OPENAI = "openai";
     public static final String SIM_FORMAT_GEMINI = "gemini";
@@ -48,10 +50,11 @@ public record ProviderSpec(String name, ProviderPreset preset, String model, Str
         }
     }
 
-    /** A provider in a format without Anthropic's options, its prices unknown. */
+    /** A provider in a format without Anthropic's options, its prices unknown, seeing images if its preset says the model does. */
     public ProviderSpec(String name, ProviderPreset preset, String model, String baseUrl, String apiKeyEnv,
                         String apiKey, String simFormat, List<String> tools, boolean thoughts, int contextWindow) {
-        this(name, preset, model, baseUrl, apiKeyEnv, apiKey, simFormat, tools, thoughts, contextWindow, null, null);
+        this(name, preset, model, baseUrl, apiKeyEnv, apiKey, simFormat, tools, thoughts, contextWindow, null, null,
+                preset.seesImages(model));
     }
 
     public boolean keyPresent() {
@@ -77,6 +80,6 @@ public record ProviderSpec(String name, ProviderPreset preset, String model, Str
         return "ProviderSpec[name=" + name + ", preset=" + preset.id() + ", model=" + model + ", baseUrl=" + baseUrl
                 + ", apiKeyEnv=" + apiKeyEnv + ", apiKey=" + (apiKey == null ? "none" : "(set)")
                 + (simFormat == null ? "" : ", simFormat=" + simFormat) + ", tools=" + tools + ", thoughts=" + thoughts + ", contextWindow=" + contextWindow
-                + (anthropic == null ? "" : ", anthropic=" + anthropic) + (prices == null ? "" : ", prices=" + prices) + "]";
+                + (anthropic == null ? "" : ", anthropic=" + anthropic) + (prices == null ? "" : ", prices=" + prices) + ", vision=" + vision + "]";
     }
 }

@@ -1,6 +1,7 @@
 package dev.skillforge.server.store;
 
 import dev.skillforge.core.transcript.Attachment;
+import dev.skillforge.server.document.Documents;
 import dev.skillforge.server.search.SearchQuery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,8 +104,11 @@ public final class JdbcConversationStore implements ConversationStore {
     private static final String COUNT_CONVERSATIONS = "SELECT COUNT(DISTINCT thread_id) FROM conversations WHERE owner = ?";
     private static final String SELECT_ENTRIES =
             "SELECT " + ENTRY_COLUMNS + " FROM entries WHERE conversation_id = ? ORDER BY seq";
-    private static final String SELECT_ATTACHMENTS = "SELECT seq, sha256, name, media_type, size, prompt_text"
-            + " FROM entry_attachments WHERE conversation_id = ? ORDER BY seq, position";
+    /** With an image's bytes beside its reference: the model is sent them with every request. */
+    private static final String SELECT_ATTACHMENTS = "SELECT a.seq, a.sha256, a.name, a.media_type, a.size, a.prompt_text,"
+            + " CASE WHEN a.media_type LIKE 'image/%' THEN f.data END"
+            + " FROM entry_attachments a LEFT JOIN attachment_files f ON f.conversation_id = a.conversation_id AND f.sha256 = a.sha256"
+            + " WHERE a.conversation_id = ? ORDER BY a.seq, a.position";
     private static final String SELECT_FILE = "SELECT data FROM attachment_files WHERE conversation_id = ? AND sha256 = ?";
     private static final String SELECT_TURNS =
             "SELECT " + TURN_COLUMNS + " FROM turns WHERE conversation_id = ? ORDER BY turn";
@@ -579,12 +583,19 @@ public final class JdbcConversationStore implements ConversationStore {
                 conversationId);
         Map<Integer, List<Attachment>> attachments = new HashMap<>();
         transactions.rows(what, SELECT_ATTACHMENTS, row -> attachments.computeIfAbsent(row.getInt(1), seq -> new ArrayList<>())
-                .add(new Attachment(row.getString(2), row.getString(3), row.getString(4), row.getLong(5), row.getString(6))), conversationId);
+                .add(attachment(row.getString(2), row.getString(3), row.getString(4), row.getLong(5), row.getString(6), row.getBytes(7))),
+                conversationId);
         if (attachments.isEmpty()) {
             return entries;
         }
         return entries.stream().map(e -> attachments.containsKey(e.seq()) ? new StoredEntry(e.conversationId(), e.seq(), e.turn(),
                 e.kind(), e.content(), e.replayFormat(), e.replayData(), e.createdAtMillis(), attachments.get(e.seq())) : e).toList();
+    }
+
+    /** A stored reference: an image (its bytes came with it) or a document. */
+    private static Attachment attachment(String sha256, String name, String mediaType, long size, String promptText, byte[] image) {
+        return image == null ? new Attachment(sha256, name, mediaType, size, promptText)
+                : Attachment.image(sha256, name, mediaType, size, Documents.storedImage(image, name));
     }
 
     @Override

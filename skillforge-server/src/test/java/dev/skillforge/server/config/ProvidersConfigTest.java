@@ -298,6 +298,33 @@ class ProvidersConfigTest {
         }
     }
 
+    @Test
+    void whetherAModelSeesImagesIsWhatItsPresetKnowsUnlessForgeVisionOrVisionSaysOtherwise() throws IOException {
+        assertThat(config(Map.of("FORGE_PROVIDER", "sim")).defaultSpec().vision()).as("the simulation sees").isTrue();
+        assertThat(config(Map.of("FORGE_PROVIDER", "deepseek", "DEEPSEEK_API_KEY", "k")).defaultSpec().vision()).isFalse();
+        assertThat(config(Map.of("FORGE_PROVIDER", "openai", "OPENAI_API_KEY", "k", "FORGE_MODEL", "gpt-4o")).defaultSpec().vision()).isTrue();
+        assertThat(config(Map.of("FORGE_PROVIDER", "openai", "OPENAI_API_KEY", "k", "FORGE_MODEL", "o3-mini")).defaultSpec().vision()).isFalse();
+        assertThat(config(Map.of("FORGE_PROVIDER", "ollama", "FORGE_MODEL", "qwen2.5vl", "FORGE_VISION", "1")).defaultSpec().vision()).isTrue();
+        assertThat(config(Map.of("FORGE_PROVIDER", "sim", "FORGE_VISION", "0")).defaultSpec().vision()).isFalse();
+        assertThatThrownBy(() -> config(Map.of("FORGE_PROVIDER", "sim", "FORGE_VISION", "yes"))).hasMessageContaining("FORGE_VISION");
+
+        Files.writeString(data.resolve("providers.json"), """
+                {"providers": {
+                  "router": {"preset": "openrouter", "model": "google/gemini-2.5-flash", "apiKeyEnv": "K", "vision": false},
+                  "glm":    {"preset": "glm", "model": "glm-4.5v", "apiKeyEnv": "K"},
+                  "local":  {"preset": "vllm", "model": "Qwen/Qwen2.5-VL-7B", "vision": true}}}
+                """);
+        ProvidersConfig config = config(Map.of("K", "k"));
+        assertThat(config.find("router").orElseThrow().vision()).as("the file says otherwise").isFalse();
+        assertThat(config.find("glm").orElseThrow().vision()).as("a GLM visual model").isTrue();
+        assertThat(config.find("local").orElseThrow().vision()).isTrue();
+
+        Files.writeString(data.resolve("providers.json"), """
+                {"providers": {"local": {"preset": "vllm", "model": "m", "vision": "yes"}}}
+                """);
+        assertThatThrownBy(() -> config(Map.of())).hasMessageContaining("providers.local.vision must be true");
+    }
+
     // ================================================================ the providers file
 
     @Test

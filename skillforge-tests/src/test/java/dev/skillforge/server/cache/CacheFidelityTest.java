@@ -10,6 +10,8 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.server.provider.sim.SimRequest;
 import dev.skillforge.testkit.SimScript;
+import dev.skillforge.testkit.TestImages;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.server.store.Database;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,6 +28,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -177,11 +180,65 @@ class CacheFidelityTest {
     void aStoredAnswerEditedInTheDatabaseIsACacheBreakAtItsMessageAndCharacter(@TempDir Path data) throws Exception {
         SimScript script = new SimScript(SimReply.of("Let me look: <shell>skill list</shell>"), SimReply.of("Noted: steep for 16 hours."),
                 SimReply.of("Sure."));
+        try (ServerHarness server = loggingCacheBreaks(data, script)) {
+            String id = create(server);
+            assertThat(turn(server, id, "Cold brew, how long?").getLast().text("stopReason")).isEqualTo("complete");
+            handOver(server, id);
+            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + data.resolve(Database.SQLITE_FILE_NAME));
+                 PreparedStatement edit = db.prepareStatement("UPDATE entries SET content = ? WHERE conversation_id = ? AND content = ?")) {
+                // The first answer, which the turn's second request sent.
+                edit.setString(1, "Let me check: <shell>skill list</shell>");
+                edit.setString(2, id);
+                edit.setString(3, "Let me look: <shell>skill list</shell>");
+                assertThat(edit.executeUpdate()).isEqualTo(1);
+            }
+
+            int offset = "{\"role\":\"assistant\",\"content\":\"Let me ".length();
+            assertOneCacheBreak(server, () -> turn(server, id, "Thanks"), "Cache break in conversation " + id
+                    + " (sim skillforge-sim-1): request 3 (6 messages) does not start with request 2 (4 messages)",
+                    "first difference at message 2, character " + offset);
+        }
+    }
+
+    /**
+     * The guard sees an image's bytes as it sees text: a stored image whose bytes change under the conversation (here
+     * by hand in the database) makes the next request differ at that message, inside the image's data URL.
+     */
+    @Test
+    void aStoredImageChangedInTheDatabaseIsACacheBreakAtItsMessage(@TempDir Path data) throws Exception {
+        byte[] png = TestImages.png(64, 48);
+        try (ServerHarness server = loggingCacheBreaks(data, new SimScript(SimReply.of("A chart."), SimReply.of("Sure.")))) {
+            String id = create(server);
+            ObjectNode message = Json.object().put("content", "What does this chart show?");
+            message.putArray("attachments").addObject().put("name", "chart.png").put("mediaType", "image/png")
+                    .put("data", Base64.getEncoder().encodeToString(png));
+            assertThat(SseClient.postForEvents(server.url("/api/conversations/" + id + "/messages"), Json.write(message))
+                    .getLast().text("stopReason")).isEqualTo("complete");
+            handOver(server, id);
+            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + data.resolve(Database.SQLITE_FILE_NAME));
+                 PreparedStatement edit = db.prepareStatement("UPDATE attachment_files SET data = ? WHERE conversation_id = ? AND sha256 = ?")) {
+                edit.setBytes(1, TestImages.png(64, 49));
+                edit.setString(2, id);
+                edit.setString(3, dev.skillforge.server.document.Documents.sha256(png));
+                assertThat(edit.executeUpdate()).isEqualTo(1);
+            }
+
+            int offset = "{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,".length();
+            String logged = assertOneCacheBreak(server, () -> turn(server, id, "Thanks"), "Cache break in conversation " + id
+                    + " (sim skillforge-sim-1): request 2 (4 messages) does not start with request 1 (2 messages)",
+                    "first difference at message 1, character ");
+            Matcher character = Pattern.compile("character (\\d+)").matcher(logged);
+            assertThat(character.find()).isTrue();
+            assertThat(Integer.parseInt(character.group(1))).as("inside the image's base64").isGreaterThan(offset);
+        }
+    }
+
+    /** A server whose guard logs and counts a cache break, as in production, rather than failing the test at once. */
+    private static ServerHarness loggingCacheBreaks(Path data, SimScript script) throws Exception {
         String strict = System.getProperty(PrefixGuard.STRICT_PROPERTY);
-        System.setProperty(PrefixGuard.STRICT_PROPERTY, "false"); // logged and counted, as in production
-        ServerHarness harness;
+        System.setProperty(PrefixGuard.STRICT_PROPERTY, "false");
         try {
-            harness = new ServerHarness(data, script).expectCacheBreaks();
+            return new ServerHarness(data, script).expectCacheBreaks();
         } finally {
             if (strict == null) {
                 System.clearProperty(PrefixGuard.STRICT_PROPERTY);
@@ -189,47 +246,45 @@ class CacheFidelityTest {
                 System.setProperty(PrefixGuard.STRICT_PROPERTY, strict);
             }
         }
-        try (ServerHarness server = harness) {
-            ListAppender<ILoggingEvent> warnings = new ListAppender<>();
-            warnings.start();
-            Logger guardLogger = (Logger) LoggerFactory.getLogger(PrefixGuard.class);
-            guardLogger.addAppender(warnings);
-            try {
-                String id = create(server);
-                assertThat(turn(server, id, "Cold brew, how long?").getLast().text("stopReason")).isEqualTo("complete");
+    }
 
-                // Another instance asks for the conversation: this one lets it go (flushing and releasing it), so
-                // the next turn loads it from the database, where the answer is edited meanwhile.
-                server.database.acquireLease(id, "another-instance", System.currentTimeMillis(), 15_000);
-                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                while (server.database.leasesHeldBy(server.conversations.instanceId()).contains(id)) {
-                    assertThat(System.nanoTime()).as("the conversation is handed over").isLessThan(deadline);
-                    Thread.sleep(20);
-                }
-                try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + data.resolve(Database.SQLITE_FILE_NAME));
-                     PreparedStatement edit = db.prepareStatement("UPDATE entries SET content = ? WHERE conversation_id = ? AND content = ?")) {
-                    // The first answer, which the turn's second request sent.
-                    edit.setString(1, "Let me check: <shell>skill list</shell>");
-                    edit.setString(2, id);
-                    edit.setString(3, "Let me look: <shell>skill list</shell>");
-                    assertThat(edit.executeUpdate()).isEqualTo(1);
-                }
-
-                assertThat(turn(server, id, "Thanks").getLast().text("stopReason")).isEqualTo("complete");
-
-                assertThat(server.server.metrics().cacheBreaks()).isEqualTo(1);
-                List<String> logged = warnings.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
-                        .map(ILoggingEvent::getFormattedMessage).toList();
-                int offset = "{\"role\":\"assistant\",\"content\":\"Let me ".length();
-                assertThat(logged).singleElement().asString()
-                        .startsWith("Cache break in conversation " + id + " (sim skillforge-sim-1): request 3 (6 messages) does not start with request 2 (4 messages)")
-                        .contains("first difference at message 2, character " + offset);
-                String metrics = SseClient.get(server.url("/metrics")).body();
-                assertThat(value(metrics, "skillforge_cache_breaks_total")).isEqualTo(1);
-            } finally {
-                guardLogger.detachAppender(warnings);
-            }
+    /**
+     * Another instance asks for the conversation: this one lets it go (flushing and releasing it), so the next turn loads
+     * it from the database, where the test changes it meanwhile.
+     */
+    private static void handOver(ServerHarness server, String id) throws Exception {
+        server.database.acquireLease(id, "another-instance", System.currentTimeMillis(), 15_000);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (server.database.leasesHeldBy(server.conversations.instanceId()).contains(id)) {
+            assertThat(System.nanoTime()).as("the conversation is handed over").isLessThan(deadline);
+            Thread.sleep(20);
         }
+    }
+
+    private interface Turn {
+        List<SseClient.Event> run() throws Exception;
+    }
+
+    /**
+     * {@code turn} completes, and the guard logs one cache break that starts with {@code start} and contains {@code where}
+     * (returned), and counts it.
+     */
+    private static String assertOneCacheBreak(ServerHarness server, Turn turn, String start, String where) throws Exception {
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        Logger guardLogger = (Logger) LoggerFactory.getLogger(PrefixGuard.class);
+        guardLogger.addAppender(warnings);
+        try {
+            assertThat(turn.run().getLast().text("stopReason")).isEqualTo("complete");
+        } finally {
+            guardLogger.detachAppender(warnings);
+        }
+        assertThat(server.server.metrics().cacheBreaks()).isEqualTo(1);
+        List<String> logged = warnings.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+                .map(ILoggingEvent::getFormattedMessage).toList();
+        assertThat(logged).singleElement().asString().startsWith(start).contains(where);
+        assertThat(value(SseClient.get(server.url("/metrics")).body(), "skillforge_cache_breaks_total")).isEqualTo(1);
+        return logged.getFirst();
     }
 
     /** The value of the one sample of {@code name} whose labels include all of {@code labels}. */

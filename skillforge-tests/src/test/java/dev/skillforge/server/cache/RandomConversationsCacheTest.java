@@ -12,6 +12,7 @@ import dev.skillforge.server.conversation.ConversationSnapshot;
 import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.testkit.SseClient;
+import dev.skillforge.testkit.TestImages;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.cache.CacheRule;
 import dev.skillforge.server.provider.sim.SimProviderServer;
@@ -65,7 +66,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * at a context cut (a new prefix by design), which the simulation, the transcripts and the metrics count
  * alike, and which happened. Each turn ended as planned and its client saw exactly the planned answers;
  * each stored transcript is what its clients saw, every answer with commands is followed by its tool
- * entry. One turn in ten attaches a document, which every later request of its conversation carries. After a restart, every conversation reads back from the database exactly as memory held it, and
+ * entry. One turn in ten attaches a document and another one in ten an image, which every later request of its
+ * conversation carries as the same bytes. After a restart, every conversation reads back from the database exactly as memory held it, and
  * what its provider would be sent next starts with the last request it was sent.
  *
  * <p>The build runs one fixed seed ({@value #BUILD_SEED}), so a statistical bound (cuts stay rare) cannot
@@ -93,6 +95,7 @@ class RandomConversationsCacheTest {
     private final Map<String, AtomicInteger> endings = new ConcurrentHashMap<>();
     private final AtomicBoolean failed = new AtomicBoolean();
     private final AtomicInteger attachments = new AtomicInteger();
+    private final AtomicInteger images = new AtomicInteger();
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES) // about a minute; a turn that hangs fails the test instead of the build
@@ -122,6 +125,7 @@ class RandomConversationsCacheTest {
             runClients(server, conversations, random);
             assertThat(turnsRun).hasValue(TURNS);
             assertThat(attachments.get()).as("turns that attached a document").isGreaterThan(TURNS / 20);
+            assertThat(images.get()).as("turns that attached an image").isGreaterThan(TURNS / 20);
             assertThat(scripts.unplanned()).as("requests nothing was planned for").isZero();
             assertThat(server.server.metrics().cacheBreaks()).as("cache breaks").isZero();
 
@@ -274,16 +278,26 @@ class RandomConversationsCacheTest {
     }
 
     /**
-     * The turn's message; one turn in ten also attaches a small document, whose wrapped text the
-     * model reads before the message on this request and every later one.
+     * The turn's message; one turn in ten also attaches a small document, whose wrapped text the model reads before
+     * the message on this request and every later one, and another one in ten a small image (PNG, or now and then a
+     * JPEG), which the model sees as the same base64 on this request and every later one.
      */
     private ObjectNode message(Conversation conversation, TurnPlan plan) {
         ObjectNode body = Json.object().put("content", plan.message());
-        if ((conversation.index + conversation.turnCount) % 10 == 0) {
-            String notes = "Notes for turn " + conversation.turnCount + ":\n- grind coarse\n- steep long\n";
-            body.putArray("attachments").addObject().put("name", "notes-" + conversation.turnCount + ".md").put("mediaType", "text/markdown")
+        int turn = conversation.turnCount;
+        if ((conversation.index + turn) % 10 == 0) {
+            String notes = "Notes for turn " + turn + ":\n- grind coarse\n- steep long\n";
+            body.putArray("attachments").addObject().put("name", "notes-" + turn + ".md").put("mediaType", "text/markdown")
                     .put("data", Base64.getEncoder().encodeToString(notes.getBytes(StandardCharsets.UTF_8)));
             attachments.incrementAndGet();
+        } else if ((conversation.index + turn) % 10 == 5) {
+            boolean jpeg = turn % 3 == 0;
+            int width = 8 + turn % 40;
+            int height = 6 + conversation.index % 30;
+            byte[] image = jpeg ? TestImages.jpeg(width, height) : TestImages.png(width, height);
+            body.putArray("attachments").addObject().put("name", "shot-" + turn + (jpeg ? ".jpg" : ".png"))
+                    .put("data", Base64.getEncoder().encodeToString(image));
+            images.incrementAndGet();
         }
         return body;
     }

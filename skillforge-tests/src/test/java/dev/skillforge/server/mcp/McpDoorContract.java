@@ -245,6 +245,23 @@ abstract class McpDoorContract {
     }
 
     @Test
+    void chatTakesAnImageTheModelSeesAsTheSameBytesOnEveryRequest() throws Exception {
+        script(SimReply.of("A chart."), SimReply.of("Still the chart."));
+        byte[] png = dev.skillforge.testkit.TestImages.png(40, 30);
+        Map<String, Object> attachment = Map.of("name", "chart.png", "mediaType", "image/png", "data", Base64.getEncoder().encodeToString(png));
+
+        String id = (String) structured(chat(Map.of("prompt", "What is this?", "attachments", List.of(attachment)))).get("continuation_id");
+        structured(chat(Map.of("prompt", "Go on.", "continuation_id", id)));
+
+        List<SimRequest> requests = requestsOf(id);
+        assertThat(requests.getFirst().messages().get(1).path("content").get(0).path("image_url").path("url").asText())
+                .isEqualTo("data:image/png;base64," + Base64.getEncoder().encodeToString(png));
+        assertEachExtendsThePrevious(requests);
+        JsonNode conversation = apiJson("/api/conversations/" + id, json -> json.path("entries").size() == 4);
+        assertThat(conversation.path("entries").get(0).path("attachments").get(0).path("width").asInt()).isEqualTo(40);
+    }
+
+    @Test
     void aConversationGoesOnOnThePageAndAgainOverMcpWithOneHistory() throws Exception {
         script(SimReply.of("Started."), SimReply.of("On the page."), SimReply.of("Back over MCP."));
         String id = (String) structured(chat(Map.of("prompt", LONG_QUESTION))).get("continuation_id");

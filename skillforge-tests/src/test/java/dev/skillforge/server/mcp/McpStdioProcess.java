@@ -36,6 +36,7 @@ final class McpStdioProcess {
         env.put("FORGE_PROVIDER", "openai");
         env.put("FORGE_BASE_URL", sim.baseUrl());
         env.put("FORGE_MODEL", SimProviderServer.MODEL);
+        env.put("FORGE_VISION", "1"); // the openai preset does not know this model's name: the setting says it sees images
         env.put("FORGE_PROVIDER_TIMEOUT_SECONDS", "30");
         env.put("FORGE_DATA_DIR", dataDir.toString());
         env.put("FORGE_CACHE_LOG", "debug"); // the [Cache Debug] lines, which the tests look for on stderr

@@ -101,7 +101,7 @@ class AttachmentsPageTest extends BrowserTest {
 
         sendMessage("What is this?");
         Locator turn = turns().first();
-        assertThat(turn.locator(".turn-error")).containsText("image/png, which SkillForge does not read");
+        assertThat(turn.locator(".turn-error")).containsText("but its bytes are not a PNG, JPEG, WebP or GIF image");
         assertThat(server.sim.requests()).isEmpty();
     }
 

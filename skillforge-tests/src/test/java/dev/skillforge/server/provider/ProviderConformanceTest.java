@@ -1,11 +1,13 @@
 package dev.skillforge.server.provider;
 
 import dev.skillforge.testkit.RecordingListener;
+import dev.skillforge.testkit.TestImages;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
@@ -48,6 +50,16 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
 
     /** Checks that the stored replay holds what streamed: the reasoning and, where the format has one, the signature. */
     protected abstract void assertReplayHolds(ProviderReplay replay, String reasoning, String signature) throws Exception;
+
+    /**
+     * The person's message with one image and text, exactly as the vendor documents it on the wire (OpenAI: an
+     * {@code image_url} part with a base64 {@code data:} URL, then a text part; Gemini: an {@code inline_data} part, then a
+     * text part; Anthropic: an {@code image} block with a base64 source, then a text block).
+     */
+    protected abstract String personMessageWithImage(String mediaType, String base64, String text);
+
+    /** The index of the first message of the conversation in {@link SimRequest#conversation()} (after a system message, where there is one). */
+    protected abstract int firstMessageIndex();
 
     /** Whether the client reports the simulation's sources (Gemini's grounding, GLM's web search). */
     protected abstract boolean reportsSources();
@@ -119,6 +131,42 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
             assertThat(listener.sources).isEmpty();
         }
         assertThat(nonEmpty(listener.text)).containsExactly("Grounded.");
+    }
+
+    // ================================================================ images
+
+    @Test
+    void anImageGoesOnTheWireAsTheVendorDocumentsItAndTheNextRequestCarriesTheSameBytes() throws Exception {
+        script.then(SimReply.of("A blue square.")).then(SimReply.of("Still blue."));
+        byte[] png = TestImages.png(64, 48);
+        String base64 = java.util.Base64.getEncoder().encodeToString(png);
+        Attachment image = Attachment.image("abc", "shot.png", "image/png", png.length, new Attachment.Image(64, 48, base64));
+        Entry.User asked = new Entry.User("What is this?", List.of(image));
+        ModelProvider provider = provider();
+
+        ModelReply first = provider.stream(new ModelCall(LONG_SYSTEM, List.of(asked), CACHE_KEY), listener, cancellation);
+        provider.stream(new ModelCall(LONG_SYSTEM, List.of(asked, new Entry.Assistant("A blue square.", first.replay()), new Entry.User("Sure?")),
+                CACHE_KEY), new RecordingListener(), cancellation);
+
+        SimRequest one = sim.requests().get(0);
+        SimRequest two = sim.requests().get(1);
+        String sent = Json.write(one.conversation().get(firstMessageIndex()));
+        assertThat(sent).isEqualTo(personMessageWithImage("image/png", base64, "What is this?"));
+        assertThat(two.body()).as("the second request holds the first one's conversation byte for byte")
+                .contains(Json.write(one.conversation()).substring(0, Json.write(one.conversation()).length() - 1));
+        assertThat(Json.write(two.conversation().get(firstMessageIndex()))).isEqualTo(sent);
+        assertThat(two.cachedTokens()).as("the simulation's prefix cache saw the same image").isPositive();
+    }
+
+    @Test
+    void anImageWhoseBytesAreNotItsTypeIsRefusedByTheSimulationAsTheVendorWould() {
+        byte[] png = TestImages.png(8, 8);
+        Attachment lying = Attachment.image("abc", "shot.jpg", "image/jpeg", png.length,
+                new Attachment.Image(8, 8, java.util.Base64.getEncoder().encodeToString(png)));
+
+        ProviderException e = failure(() -> provider().stream(call(new Entry.User("What is this?", List.of(lying))), listener, cancellation));
+
+        assertThat(e.getMessage()).contains("does not match the provided media type image/jpeg");
     }
 
     // ================================================================ failures

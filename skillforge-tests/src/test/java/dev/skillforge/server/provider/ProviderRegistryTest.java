@@ -11,6 +11,7 @@ import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.testkit.SseClient;
 import dev.skillforge.server.provider.sim.DemoAgent;
+import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.store.JdbcConversationStore;
 import org.junit.jupiter.api.Test;
@@ -55,10 +56,10 @@ class ProviderRegistryTest {
             assertThat(registry.find("nope")).isEmpty();
             assertThatThrownBy(() -> registry.get("nope")).hasMessage("no provider is named nope: configured are demo, fast, cheap, local");
             assertThat(registry.listings()).containsExactly(
-                    new ProviderRegistry.Listing("demo", "sim", SimProviderServer.MODEL, true, false, true, 131_072),
-                    new ProviderRegistry.Listing("fast", "gemini", "gemini-2.5-flash", false, true, false, 1_048_576),
-                    new ProviderRegistry.Listing("cheap", "deepseek", "deepseek-chat", false, false, false, 128_000),
-                    new ProviderRegistry.Listing("local", "llamacpp", "default", false, false, false, 8192));
+                    new ProviderRegistry.Listing("demo", "sim", SimProviderServer.MODEL, true, false, true, 131_072, Vision.GEMINI),
+                    new ProviderRegistry.Listing("fast", "gemini", "gemini-2.5-flash", false, true, false, 1_048_576, Vision.GEMINI),
+                    new ProviderRegistry.Listing("cheap", "deepseek", "deepseek-chat", false, false, false, 128_000, Vision.NONE),
+                    new ProviderRegistry.Listing("local", "llamacpp", "default", false, false, false, 8192, Vision.NONE));
         }
     }
 
@@ -105,10 +106,12 @@ class ProviderRegistryTest {
             assertThat(answer.contentType()).startsWith("application/json");
             assertThat(answer.body()).doesNotContain("AIza-secret-value");
             assertThat(answer.body()).isEqualTo("{\"default\":\"demo\",\"providers\":["
-                    + "{\"name\":\"demo\",\"preset\":\"sim\",\"model\":\"skillforge-sim-1\",\"simulated\":true,\"keyPresent\":false,\"default\":true,\"contextWindow\":131072},"
-                    + "{\"name\":\"fast\",\"preset\":\"gemini\",\"model\":\"gemini-2.5-flash\",\"simulated\":false,\"keyPresent\":true,\"default\":false,\"contextWindow\":1048576},"
-                    + "{\"name\":\"cheap\",\"preset\":\"deepseek\",\"model\":\"deepseek-chat\",\"simulated\":false,\"keyPresent\":false,\"default\":false,\"contextWindow\":128000},"
-                    + "{\"name\":\"local\",\"preset\":\"llamacpp\",\"model\":\"default\",\"simulated\":false,\"keyPresent\":false,\"default\":false,\"contextWindow\":8192}]}");
+                    + "{\"name\":\"demo\",\"preset\":\"sim\",\"model\":\"skillforge-sim-1\",\"simulated\":true,\"keyPresent\":false,\"default\":true,\"contextWindow\":131072"
+                    + ",\"vision\":{\"sees\":true,\"mediaTypes\":[\"image/png\",\"image/jpeg\",\"image/webp\"],\"maxImageBytes\":5242880,\"maxSide\":8000,\"maxImages\":100,\"maxTotalBytes\":12582912}},"
+                    + "{\"name\":\"fast\",\"preset\":\"gemini\",\"model\":\"gemini-2.5-flash\",\"simulated\":false,\"keyPresent\":true,\"default\":false,\"contextWindow\":1048576"
+                    + ",\"vision\":{\"sees\":true,\"mediaTypes\":[\"image/png\",\"image/jpeg\",\"image/webp\"],\"maxImageBytes\":5242880,\"maxSide\":8000,\"maxImages\":100,\"maxTotalBytes\":12582912}},"
+                    + "{\"name\":\"cheap\",\"preset\":\"deepseek\",\"model\":\"deepseek-chat\",\"simulated\":false,\"keyPresent\":false,\"default\":false,\"contextWindow\":128000,\"vision\":{\"sees\":false}},"
+                    + "{\"name\":\"local\",\"preset\":\"llamacpp\",\"model\":\"default\",\"simulated\":false,\"keyPresent\":false,\"default\":false,\"contextWindow\":8192,\"vision\":{\"sees\":false}}]}");
             JsonNode health = SseClient.get("http://127.0.0.1:" + server.port() + "/healthz").json();
             assertThat(health.path("provider").path("name").asText()).isEqualTo("demo");
             assertThat(server.providers().get("fast").modelName()).isEqualTo("gemini-2.5-flash");

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
@@ -19,7 +20,9 @@ import java.io.UncheckedIOException;
  *
  * <p>Each transcript entry is one message, in order:
  * <ul>
- *   <li>a person's message: role {@code user}, one text block;</li>
+ *   <li>a person's message: role {@code user}, an {@code image} block ({@code source: {type: base64, media_type,
+ *       data}}) for each attached image, in order (Anthropic advises images before text), then one text block (left out
+ *       when empty beside an image: Anthropic refuses empty text);</li>
  *   <li>tool output: role {@code user}, one text block starting {@value #SHELL_OUTPUT_PREFIX} (SkillForge offers the
  *       model no tools, so there is no {@code tool_use} to answer with a {@code tool_result});</li>
  *   <li>the model's answer: role {@code assistant} with its content blocks exactly as they were stored from its
@@ -98,7 +101,7 @@ public final class AnthropicRequest {
         boolean afterCut = !call.entries().isEmpty() && call.entries().getFirst() instanceof Entry.ContextCut;
         for (Entry entry : call.entries()) {
             switch (entry) {
-                case Entry.User user -> userMessage(messages, user.modelText());
+                case Entry.User user -> personMessage(messages, user);
                 case Entry.Tool tool -> userMessage(messages, SHELL_OUTPUT_PREFIX + tool.content());
                 case Entry.ContextCut cut -> userMessage(messages, cut.content());
                 case Entry.Assistant assistant -> {
@@ -115,6 +118,21 @@ public final class AnthropicRequest {
             }
         }
         return body;
+    }
+
+    private static void personMessage(ArrayNode messages, Entry.User user) {
+        if (user.images().isEmpty()) {
+            userMessage(messages, user.modelText());
+            return;
+        }
+        ArrayNode content = messages.addObject().put("role", "user").putArray("content");
+        for (Attachment image : user.images()) {
+            content.addObject().put("type", "image").putObject("source").put("type", "base64").put("media_type", image.mediaType())
+                    .put("data", image.image().base64());
+        }
+        if (!user.modelText().isEmpty()) {
+            content.add(textBlock(user.modelText()));
+        }
     }
 
     private static void userMessage(ArrayNode messages, String text) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
@@ -17,7 +18,9 @@ import dev.skillforge.server.json.Json;
  * <p>Each transcript entry is one content, in order:
  * <ul>
  *   <li>a person's message: role {@code user}, a {@code file_data} part for each video it links
- *       ({@link VideoLinks}; before the text, where Google advises a video to go), then the text;</li>
+ *       ({@link VideoLinks}; before the text, where Google advises a video to go), an {@code inline_data} part
+ *       ({@code mime_type}, base64 {@code data}) for each attached image, in order, then the text (left out when empty
+ *       beside an image);</li>
  *   <li>tool output: role {@code user}, one text part starting {@value #SHELL_OUTPUT_PREFIX} (Gemini has no tool
  *       role for output it did not ask for through function calling);</li>
  *   <li>the model's answer: role {@code model} with the parts exactly as they were stored from its
@@ -82,7 +85,12 @@ public final class GeminiRequest {
                         }
                         fileData.put("file_uri", video.uri());
                     }
-                    parts.addObject().put("text", user.modelText());
+                    for (Attachment image : user.images()) {
+                        parts.addObject().putObject("inline_data").put("mime_type", image.mediaType()).put("data", image.image().base64());
+                    }
+                    if (parts.isEmpty() || !user.modelText().isEmpty()) {
+                        parts.addObject().put("text", user.modelText());
+                    }
                 }
                 case Entry.Tool tool -> content.put("role", "user").putArray("parts").addObject().put("text", SHELL_OUTPUT_PREFIX + tool.content());
                 case Entry.ContextCut cut -> content.put("role", "user").putArray("parts").addObject().put("text", cut.content());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.ModelCall;
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.json.Json;
 
@@ -14,7 +15,9 @@ import java.io.IOException;
  * prompt, then one message per transcript entry in order, assistant content verbatim (with its
  * {@code reasoning_content} replayed when the model produced one, or always where the vendor's
  * {@link ChatOptions} say so), tool output as a {@code user} message starting
- * {@value #SHELL_OUTPUT_PREFIX}; then the vendor's own options ({@link ChatOptions}).
+ * {@value #SHELL_OUTPUT_PREFIX}; then the vendor's own options ({@link ChatOptions}). A person's message with images
+ * is an array of parts: an {@code image_url} part with a base64 {@code data:} URL for each image, in order, then the
+ * text (left out when empty); without images it stays a plain string.
  */
 public final class OpenAiChatRequest {
 
@@ -61,6 +64,22 @@ public final class OpenAiChatRequest {
         return body;
     }
 
+    private static void userMessage(ObjectNode message, Entry.User user) {
+        message.put("role", "user");
+        if (user.images().isEmpty()) {
+            message.put("content", user.modelText());
+            return;
+        }
+        ArrayNode parts = message.putArray("content");
+        for (Attachment image : user.images()) {
+            parts.addObject().put("type", "image_url").putObject("image_url")
+                    .put("url", "data:" + image.mediaType() + ";base64," + image.image().base64());
+        }
+        if (!user.modelText().isEmpty()) {
+            parts.addObject().put("type", "text").put("text", user.modelText());
+        }
+    }
+
     public static ArrayNode messages(ModelCall call) {
         return messages(call, ChatOptions.ReasoningReplay.WHEN_PRESENT);
     }
@@ -71,7 +90,7 @@ public final class OpenAiChatRequest {
         for (Entry entry : call.entries()) {
             ObjectNode message = messages.addObject();
             switch (entry) {
-                case Entry.User user -> message.put("role", "user").put("content", user.modelText());
+                case Entry.User user -> userMessage(message, user);
                 case Entry.Tool tool -> message.put("role", "user").put("content", SHELL_OUTPUT_PREFIX + tool.content());
                 case Entry.ContextCut cut -> message.put("role", "user").put("content", cut.content());
                 case Entry.Assistant assistant -> {

@@ -179,6 +179,7 @@ final class AnthropicSimWire {
                 throw new Refused("messages." + i + ".content: a string or a non-empty list of content blocks is required");
             }
             StringBuilder text = new StringBuilder();
+            List<SimImage> images = new ArrayList<>();
             for (int k = 0; k < parts.size(); k++) {
                 JsonNode block = parts.get(k);
                 String where = "messages." + i + ".content." + k;
@@ -186,10 +187,13 @@ final class AnthropicSimWire {
                 if ("text".equals(Json.text(block, "type"))) {
                     text.append(Json.text(block, "text"));
                 }
+                if ("image".equals(Json.text(block, "type"))) {
+                    images.add(image(block, where, role));
+                }
                 markBreakpoint(block, blocks.size(), breakpoints);
                 addBlock(blocks, prefix, tokens, role, k == 0, block);
             }
-            messages.add(new TokenCounter.Message(role, text.toString()));
+            messages.add(new TokenCounter.Message(role, text.toString(), images));
         }
         if (breakpoints.size() > MAX_BREAKPOINTS) {
             throw new Refused("A maximum of " + MAX_BREAKPOINTS + " blocks with cache_control may be provided. Found " + breakpoints.size() + ".");
@@ -198,6 +202,22 @@ final class AnthropicSimWire {
             breakpoints.add(new AnthropicPromptCache.Breakpoint(blocks.size() - 1, ttl(automatic)));
         }
         return new Prompt(blocks, breakpoints, messages, tokens[0]);
+    }
+
+    /** An {@code image} block: a person's, with a {@code base64} source whose bytes are its {@code media_type}. */
+    private static SimImage image(JsonNode block, String where, String role) throws Refused {
+        if (!"user".equals(role)) {
+            throw new Refused(where + ": image blocks may only be sent in user messages");
+        }
+        JsonNode source = block.path("source");
+        if (!"base64".equals(Json.text(source, "type"))) {
+            throw new Refused(where + ".source.type: the simulation reads only base64 sources");
+        }
+        try {
+            return SimImage.read(Json.text(source, "media_type"), Json.text(source, "data"), where + ".source.base64");
+        } catch (IllegalArgumentException e) {
+            throw new Refused(e.getMessage());
+        }
     }
 
     /** Anthropic's checks of a block sent in a message: text not empty, thinking signed by us for exactly this conversation. */
@@ -264,11 +284,21 @@ final class AnthropicSimWire {
             case "text" -> Json.text(unmarked, "text");
             case "thinking" -> Json.text(unmarked, "thinking");
             case "redacted_thinking" -> Json.text(unmarked, "data");
+            case "image" -> imageMarker(unmarked); // its marker, not its base64 (the prefix digest above still holds the bytes)
             default -> Json.write(unmarked);
         };
         int count = TokenCounter.encode((first ? "<|" + role + "|>\n" : "") + (text == null ? "" : text)).length;
         tokens[0] += count;
         blocks.add(new AnthropicPromptCache.Block(count, digestSoFar(prefix)));
+    }
+
+    private static String imageMarker(JsonNode block) {
+        JsonNode source = block.path("source");
+        try {
+            return SimImage.read(Json.text(source, "media_type"), Json.text(source, "data"), "image").marker();
+        } catch (IllegalArgumentException checkedAlready) {
+            return Json.write(block);
+        }
     }
 
     private void stream(Context ctx, String model, SimReply reply, String signature, AnthropicPromptCache.Outcome outcome) {

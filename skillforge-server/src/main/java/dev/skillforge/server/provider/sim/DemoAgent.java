@@ -49,9 +49,19 @@ public final class DemoAgent implements SimResponder {
             String command = lastCommand(lastAssistantContent(messages));
             text = followUp(intent, request, command, stripCommandEcho(last.content().substring(SHELL_PREFIX.length()), command));
         } else {
-            text = SIMULATION_NOTICE + "\n\n" + opening(intent, request);
+            text = SIMULATION_NOTICE + "\n\n" + seen(last.images()) + opening(intent, request);
         }
         return new SimReply(List.of(), chunk(text), chunkDelay, null);
+    }
+
+    /** What a model that sees would say first: the simulation cannot look, but it says what it was sent. */
+    private static String seen(List<SimImage> images) {
+        StringBuilder text = new StringBuilder();
+        for (SimImage image : images) {
+            text.append("I received an image of ").append(image.width()).append("x").append(image.height()).append(" (")
+                    .append(image.mediaType()).append("); a real model would look at it, the simulation only measures it.\n\n");
+        }
+        return text.toString();
     }
 
     private static Intent intentOf(String request) {

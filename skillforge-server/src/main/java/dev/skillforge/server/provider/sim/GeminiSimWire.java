@@ -107,8 +107,15 @@ final class GeminiSimWire {
                 return;
             }
             String speaker = role.equals("model") ? "assistant" : "user";
-            messages.add(new TokenCounter.Message(speaker, text));
-            tokenView.add(new TokenCounter.Message(speaker, text(parts, true)));
+            List<SimImage> images;
+            try {
+                images = images(parts, "contents[" + i + "].parts");
+            } catch (IllegalArgumentException e) {
+                error(ctx, 400, "Unable to process input image: " + e.getMessage());
+                return;
+            }
+            messages.add(new TokenCounter.Message(speaker, text, images));
+            tokenView.add(new TokenCounter.Message(speaker, text(parts, true), images));
         }
         int[] prompt = TokenCounter.promptTokens(tokenView);
         boolean tooLong = prompt.length > contextWindow;
@@ -253,11 +260,29 @@ final class GeminiSimWire {
                 if (forTokens || !part.path("thought").asBoolean(false)) {
                     text.append(piece);
                 }
-            } else if (forTokens && part.isObject()) {
-                text.append(Json.write(part));
+            } else if (forTokens && part.isObject() && inlineData(part) == null) {
+                text.append(Json.write(part)); // an image counts as its marker (TokenCounter.Message), not its base64
             }
         }
         return text.toString();
+    }
+
+    /** The images of some parts: {@code inline_data} ({@code mime_type}, {@code data}), or the camelCase spelling Gemini also reads. */
+    private static List<SimImage> images(JsonNode parts, String where) {
+        List<SimImage> images = new ArrayList<>();
+        for (int k = 0; k < parts.size(); k++) {
+            JsonNode blob = inlineData(parts.get(k));
+            if (blob != null) {
+                String type = Json.text(blob, "mime_type") != null ? Json.text(blob, "mime_type") : Json.text(blob, "mimeType");
+                images.add(SimImage.read(type, Json.text(blob, "data"), where + "[" + k + "].inline_data"));
+            }
+        }
+        return images;
+    }
+
+    private static JsonNode inlineData(JsonNode part) {
+        JsonNode blob = part.get("inline_data");
+        return blob != null ? blob : part.get("inlineData");
     }
 
     static void error(Context ctx, int status, String message) {

@@ -188,14 +188,20 @@ public final class SimProviderServer implements AutoCloseable {
             return;
         }
         List<TokenCounter.Message> messages = new ArrayList<>();
-        for (JsonNode message : messagesNode) {
+        for (int i = 0; i < messagesNode.size(); i++) {
+            JsonNode message = messagesNode.get(i);
             String role = Json.text(message, "role");
             String content = contentText(message.get("content"));
             if (role == null || content == null) {
                 error(ctx, 400, "each message needs a string 'role' and a string 'content'", "invalid_request_error");
                 return;
             }
-            messages.add(new TokenCounter.Message(role, content));
+            try {
+                messages.add(new TokenCounter.Message(role, content, images(message.get("content"), "messages[" + i + "].content")));
+            } catch (IllegalArgumentException e) {
+                error(ctx, 400, "Invalid image: " + e.getMessage(), "invalid_request_error", "invalid_image_format");
+                return;
+            }
         }
         String cacheKey = Json.text(json, "prompt_cache_key");
         int[] prompt = TokenCounter.promptTokens(messages);
@@ -351,6 +357,28 @@ public final class SimProviderServer implements AutoCloseable {
             return text.toString();
         }
         return null;
+    }
+
+    /** The images of OpenAI's content parts: {@code image_url} parts with a base64 {@code data:} URL (the only kind the simulation reads). */
+    private static List<SimImage> images(JsonNode content, String where) {
+        List<SimImage> images = new ArrayList<>();
+        if (content == null || !content.isArray()) {
+            return images;
+        }
+        for (int k = 0; k < content.size(); k++) {
+            JsonNode part = content.get(k);
+            if (!"image_url".equals(Json.text(part, "type"))) {
+                continue;
+            }
+            String at = where + "[" + k + "].image_url.url";
+            String url = Json.text(part.path("image_url"), "url");
+            int comma = url == null ? -1 : url.indexOf(',');
+            if (url == null || !url.startsWith("data:") || comma < 0 || !url.substring(0, comma).endsWith(";base64")) {
+                throw new IllegalArgumentException(at + ": the simulation reads only base64 data: URLs");
+            }
+            images.add(SimImage.read(url.substring("data:".length(), comma - ";base64".length()), url.substring(comma + 1), at));
+        }
+        return images;
     }
 
     private static void error(Context ctx, int status, String message, String type) {

@@ -16,7 +16,22 @@ public final class TokenCounter {
     private TokenCounter() {
     }
 
-    public record Message(String role, String content) {
+    /** A message as the simulation reads it: its text, and the images it was sent, in order. */
+    public record Message(String role, String content, List<SimImage> images) {
+        public Message {
+            images = List.copyOf(images);
+        }
+
+        public Message(String role, String content) {
+            this(role, content, List.of());
+        }
+
+        /** What is tokenised: each image's marker, then the text. */
+        String tokenText() {
+            StringBuilder text = new StringBuilder();
+            images.forEach(image -> text.append(image.marker()));
+            return text.append(content).toString();
+        }
     }
 
     public static int[] promptTokens(List<Message> messages) {
@@ -24,7 +39,7 @@ public final class TokenCounter {
         int total = 0;
         for (int i = 0; i < parts.length; i++) {
             Message message = messages.get(i);
-            parts[i] = encode("<|" + message.role() + "|>\n" + message.content() + "<|end|>\n");
+            parts[i] = encode("<|" + message.role() + "|>\n" + message.tokenText() + "<|end|>\n");
             total += parts[i].length;
         }
         int[] all = new int[total];

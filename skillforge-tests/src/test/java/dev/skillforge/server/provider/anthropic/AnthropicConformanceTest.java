@@ -56,4 +56,15 @@ class AnthropicConformanceTest extends ProviderConformanceTest {
     protected Long cacheWriteTokens(SimRequest request) {
         return request.cacheWriteTokens();
     }
+
+    @Override
+    protected String personMessageWithImage(String mediaType, String base64, String text) {
+        return "{\"role\":\"user\",\"content\":[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\""
+                + mediaType + "\",\"data\":\"" + base64 + "\"}},{\"type\":\"text\",\"text\":\"" + text + "\"}]}";
+    }
+
+    @Override
+    protected int firstMessageIndex() {
+        return 0; // the system prompt is system
+    }
 }

@@ -52,4 +52,15 @@ class GeminiConformanceTest extends ProviderConformanceTest {
     protected boolean reportsSources() {
         return true;
     }
+
+    @Override
+    protected String personMessageWithImage(String mediaType, String base64, String text) {
+        return "{\"role\":\"user\",\"parts\":[{\"inline_data\":{\"mime_type\":\"" + mediaType + "\",\"data\":\"" + base64
+                + "\"}},{\"text\":\"" + text + "\"}]}";
+    }
+
+    @Override
+    protected int firstMessageIndex() {
+        return 0; // the system prompt is systemInstruction
+    }
 }

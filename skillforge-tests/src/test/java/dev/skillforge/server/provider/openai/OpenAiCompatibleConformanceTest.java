@@ -45,4 +45,15 @@ class OpenAiCompatibleConformanceTest extends ProviderConformanceTest {
     protected boolean reportsSources() {
         return false;
     }
+
+    @Override
+    protected String personMessageWithImage(String mediaType, String base64, String text) {
+        return "{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:" + mediaType + ";base64,"
+                + base64 + "\"}},{\"type\":\"text\",\"text\":\"" + text + "\"}]}";
+    }
+
+    @Override
+    protected int firstMessageIndex() {
+        return 1; // after the system message
+    }
 }
