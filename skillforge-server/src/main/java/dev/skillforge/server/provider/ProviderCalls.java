@@ -1,6 +1,7 @@
 package dev.skillforge.server.provider;
 
 import dev.skillforge.core.agent.Cancellation;
+import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ProviderException;
 
 import java.net.URI;
@@ -20,7 +21,8 @@ import java.util.function.UnaryOperator;
  *       before any of the body was read, so never after text reached the client. Any other status
  *       fails at once with {@code provider_http_error} and the provider's own message;</li>
  *   <li>{@link #events}: the body as SSE event data, where keep-alive comments prove the connection
- *       but not progress: the idle limit counts from the last {@code data:} line.</li>
+ *       but not progress: the idle limit counts from the last {@code data:} line;</li>
+ *   <li>{@link #stream}: the loop every wire format shares around its {@link StreamParser}.</li>
  * </ul>
  */
 public final class ProviderCalls {
@@ -29,6 +31,36 @@ public final class ProviderCalls {
     public static final int MAX_ERROR_BODY_CHARS = 8192;
 
     private ProviderCalls() {
+    }
+
+    /**
+     * How one provider's calls go: its time limits and retries, its key (never in an error) and how its error bodies
+     * read.
+     */
+    public record Wire(StreamingHttp.Timeouts timeouts, RetryPolicy retry, String apiKey, UnaryOperator<String> errorMessage) {
+    }
+
+    /**
+     * Sends {@code request} ({@link #open}) and reads its answer: each event's data to {@code parser} until the body ends
+     * or the parser says the stream is complete, then its end and its reply. A failure never carries the key.
+     */
+    public static ModelReply stream(Wire wire, ProviderRequest request, Cancellation cancellation, StreamParser parser)
+            throws ProviderException {
+        try (StreamingHttp.Response response = open(request, wire.timeouts(), wire.retry(), cancellation, wire.errorMessage())) {
+            SseDataReader events = events(response, wire.timeouts().idle());
+            String data;
+            while ((data = events.next()) != null) {
+                if (!parser.accept(data)) {
+                    break;
+                }
+            }
+            if (parser.finish()) {
+                response.complete();
+            }
+            return parser.reply();
+        } catch (ProviderException e) {
+            throw ProviderErrors.redacted(e, wire.apiKey());
+        }
     }
 
     /** A POST of {@code body} (JSON) to {@code endpoint} accepting {@code text/event-stream}; add the credentials. */

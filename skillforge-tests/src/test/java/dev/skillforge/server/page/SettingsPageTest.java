@@ -75,8 +75,10 @@ class SettingsPageTest extends BrowserTest {
         awaitEnd(turns().first());
         assertThat(conversation(conversationId()).path("provider").asText()).isEqualTo("sim");
         assertThat(systemPrompt(1)).endsWith("Answer in prose.\n");
-        page.navigate(server.url("/#/c/" + first));
+        page.navigate(server.url("/#/c/" + first)); // a change of the address's hash: the page switches, it does not reload
         assertThat(turns()).hasCount(1);
+        assertThat(turns().first()).containsText("Tell me about ponds"); // the first chat shown, not the one before
+        assertThat(page.locator("#provider")).containsText(ServerHarness.OTHER_MODEL);
         sendMessage("One more");
         awaitEnd(turns().nth(1));
         assertThat(systemPrompt(2)).isEqualTo(firstPrompt);

@@ -11,7 +11,6 @@ import dev.skillforge.server.provider.ProviderCalls;
 import dev.skillforge.server.provider.ProviderRequest;
 import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.RetryPolicy;
-import dev.skillforge.server.provider.SseDataReader;
 import dev.skillforge.server.provider.StreamingHttp;
 
 import java.net.URI;
@@ -51,10 +50,12 @@ public final class AnthropicProvider implements ModelProvider {
     }
 
     private final Settings settings;
+    private final ProviderCalls.Wire wire;
     private final URI endpoint;
 
     public AnthropicProvider(Settings settings) {
         this.settings = settings;
+        this.wire = new ProviderCalls.Wire(settings.timeouts(), settings.retry(), settings.apiKey(), AnthropicProvider::errorMessage);
         this.endpoint = URI.create(settings.baseUrl() + "/v1/messages");
     }
 
@@ -65,19 +66,7 @@ public final class AnthropicProvider implements ModelProvider {
     @Override
     public ModelReply stream(ModelCall call, ModelStreamListener listener, Cancellation cancellation) throws ProviderException {
         byte[] body = Json.bytes(AnthropicRequest.build(call, settings.model(), settings.options()));
-        try (StreamingHttp.Response response = ProviderCalls.open(request(body), settings.timeouts(), settings.retry(),
-                cancellation, AnthropicProvider::errorMessage)) {
-            AnthropicStreamParser parser = new AnthropicStreamParser(listener);
-            SseDataReader events = ProviderCalls.events(response, settings.timeouts().idle());
-            String data;
-            while ((data = events.next()) != null) {
-                parser.accept(data);
-            }
-            parser.finish();
-            return new ModelReply(parser.replay(), parser.usage(), parser.model(), parser.stopReason());
-        } catch (ProviderException e) {
-            throw ProviderErrors.redacted(e, settings.apiKey());
-        }
+        return ProviderCalls.stream(wire, request(body), cancellation, new AnthropicStreamParser(listener));
     }
 
     private ProviderRequest request(byte[] body) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
@@ -11,6 +12,7 @@ import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderErrors;
+import dev.skillforge.server.provider.StreamParser;
 
 import java.util.Locale;
 import java.util.Set;
@@ -42,7 +44,7 @@ import java.util.TreeMap;
  *       with Anthropic's message and type, also after partial text: never a short answer. {@code ping} is ignored.</li>
  * </ul>
  */
-final class AnthropicStreamParser {
+final class AnthropicStreamParser implements StreamParser {
 
     private static final Set<String> COMPLETE = Set.of("end_turn", "stop_sequence");
 
@@ -66,7 +68,13 @@ final class AnthropicStreamParser {
      *
      * @throws ProviderException for an error event, a stop reason other than {@code end_turn}, or data that is not JSON
      */
-    public void accept(String data) throws ProviderException {
+    @Override
+    public boolean accept(String data) throws ProviderException {
+        read(data);
+        return true; // the body's end is the stream's
+    }
+
+    private void read(String data) throws ProviderException {
         JsonNode event;
         try {
             event = Json.parse(data);
@@ -197,11 +205,18 @@ final class AnthropicStreamParser {
     }
 
     /** Called at the end of the body: a stream that never reached {@code message_stop} is incomplete. */
-    public void finish() throws ProviderException {
+    @Override
+    public boolean finish() throws ProviderException {
         if (!stopped || stopReason == null) {
             throw new ProviderException("provider_stream_truncated",
                     "The provider stream ended before message_stop with a stop reason: the answer is incomplete");
         }
+        return false; // ended with the body: nothing left to read
+    }
+
+    @Override
+    public ModelReply reply() {
+        return new ModelReply(replay(), usage(), model(), stopReason());
     }
 
     public Usage usage() {
@@ -213,12 +228,12 @@ final class AnthropicStreamParser {
         return value == null ? 0 : value;
     }
 
-    /** Why the model stopped ({@code end_turn}, {@code max_tokens}, …), or {@code null} if it did not say. */
     /** The model {@code message_start} named, or {@code null}. */
     public String model() {
         return model;
     }
 
+    /** Why the model stopped ({@code end_turn}, {@code max_tokens}, …), or {@code null} if it did not say. */
     public String stopReason() {
         return stopReason;
     }

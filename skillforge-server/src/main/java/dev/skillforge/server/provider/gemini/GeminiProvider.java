@@ -12,7 +12,6 @@ import dev.skillforge.server.provider.ProviderCalls;
 import dev.skillforge.server.provider.ProviderRequest;
 import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.RetryPolicy;
-import dev.skillforge.server.provider.SseDataReader;
 import dev.skillforge.server.provider.StreamingHttp;
 
 import java.net.URI;
@@ -55,10 +54,12 @@ public final class GeminiProvider implements ModelProvider {
     }
 
     private final Settings settings;
+    private final ProviderCalls.Wire wire;
     private final URI endpoint;
 
     public GeminiProvider(Settings settings) {
         this.settings = settings;
+        this.wire = new ProviderCalls.Wire(settings.timeouts(), settings.retry(), settings.apiKey(), GeminiProvider::errorMessage);
         this.endpoint = endpoint(settings.baseUrl(), settings.model());
     }
 
@@ -75,19 +76,7 @@ public final class GeminiProvider implements ModelProvider {
     @Override
     public ModelReply stream(ModelCall call, ModelStreamListener listener, Cancellation cancellation) throws ProviderException {
         byte[] body = Json.bytes(GeminiRequest.build(call, settings.options()));
-        try (StreamingHttp.Response response = ProviderCalls.open(request(body), settings.timeouts(), settings.retry(),
-                cancellation, GeminiProvider::errorMessage)) {
-            GeminiStreamParser parser = new GeminiStreamParser(listener);
-            SseDataReader events = ProviderCalls.events(response, settings.timeouts().idle());
-            String data;
-            while ((data = events.next()) != null) {
-                parser.accept(data);
-            }
-            parser.finish();
-            return new ModelReply(parser.replay(), parser.usage(), parser.model(), parser.finishReason());
-        } catch (ProviderException e) {
-            throw ProviderErrors.redacted(e, settings.apiKey());
-        }
+        return ProviderCalls.stream(wire, request(body), cancellation, new GeminiStreamParser(listener));
     }
 
     private ProviderRequest request(byte[] body) {

@@ -3,6 +3,7 @@ package dev.skillforge.server.provider.gemini;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
@@ -10,6 +11,7 @@ import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderErrors;
+import dev.skillforge.server.provider.StreamParser;
 
 import java.util.HashSet;
 import java.util.Locale;
@@ -47,7 +49,7 @@ import java.util.Set;
  *       {@code provider_prompt_blocked}.</li>
  * </ul>
  */
-final class GeminiStreamParser {
+final class GeminiStreamParser implements StreamParser {
 
     private final ModelStreamListener listener;
     private final ArrayNode parts = Json.MAPPER.createArrayNode();
@@ -66,7 +68,13 @@ final class GeminiStreamParser {
      * @throws ProviderException for an error payload, a refused prompt, a finish reason other than
      *                           {@code STOP}, or data that is not JSON
      */
-    public void accept(String data) throws ProviderException {
+    @Override
+    public boolean accept(String data) throws ProviderException {
+        read(data);
+        return true; // the body's end is the stream's
+    }
+
+    private void read(String data) throws ProviderException {
         JsonNode chunk;
         try {
             chunk = Json.parse(data);
@@ -186,23 +194,30 @@ final class GeminiStreamParser {
     }
 
     /** Called at the end of the body: a stream that never said why it finished is incomplete. */
-    public void finish() throws ProviderException {
+    @Override
+    public boolean finish() throws ProviderException {
         if (finishReason == null) {
             throw new ProviderException("provider_stream_truncated",
                     "The provider stream ended without a finishReason: the answer is incomplete");
         }
+        return false; // ended with the body: nothing left to read
+    }
+
+    @Override
+    public ModelReply reply() {
+        return new ModelReply(replay(), usage(), model(), finishReason());
     }
 
     public Usage usage() {
         return usage;
     }
 
-    /** The last finish reason seen, or {@code null}. */
     /** The {@code modelVersion} the chunks named, or {@code null} when none did. */
     public String model() {
         return model;
     }
 
+    /** The last finish reason seen, or {@code null}. */
     public String finishReason() {
         return finishReason;
     }

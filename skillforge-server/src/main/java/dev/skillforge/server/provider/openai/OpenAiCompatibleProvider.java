@@ -11,7 +11,6 @@ import dev.skillforge.server.provider.ProviderCalls;
 import dev.skillforge.server.provider.ProviderRequest;
 import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.RetryPolicy;
-import dev.skillforge.server.provider.SseDataReader;
 import dev.skillforge.server.provider.StreamingHttp;
 
 import java.net.URI;
@@ -62,10 +61,12 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
     }
 
     private final Settings settings;
+    private final ProviderCalls.Wire wire;
     private final URI endpoint;
 
     public OpenAiCompatibleProvider(Settings settings) {
         this.settings = settings;
+        this.wire = new ProviderCalls.Wire(settings.timeouts(), settings.retry(), settings.apiKey(), OpenAiCompatibleProvider::errorMessage);
         this.endpoint = URI.create(settings.baseUrl() + "/chat/completions");
     }
 
@@ -76,40 +77,7 @@ public final class OpenAiCompatibleProvider implements ModelProvider {
     @Override
     public ModelReply stream(ModelCall call, ModelStreamListener listener, Cancellation cancellation) throws ProviderException {
         byte[] body = Json.bytes(OpenAiChatRequest.build(call, settings.model(), settings.sendPromptCacheKey(), settings.options()));
-        try (StreamingHttp.Response response = ProviderCalls.open(request(body), settings.timeouts(), settings.retry(),
-                cancellation, OpenAiCompatibleProvider::errorMessage)) {
-            return readStream(response, listener);
-        } catch (ProviderException e) {
-            throw ProviderErrors.redacted(e, settings.apiKey());
-        }
-    }
-
-    private ModelReply readStream(StreamingHttp.Response response, ModelStreamListener listener) throws ProviderException {
-        OpenAiStreamParser parser = new OpenAiStreamParser(listener, settings.options().webSearch());
-        SseDataReader events = ProviderCalls.events(response, settings.timeouts().idle());
-        String data;
-        while ((data = events.next()) != null) {
-            if (!parser.accept(data)) {
-                break;
-            }
-        }
-        if (parser.sawDone()) {
-            response.complete();
-        } else {
-            throw new ProviderException("provider_stream_truncated",
-                    "The provider stream ended without [DONE]: the answer is incomplete");
-        }
-        // A cut-off answer is a failure, not a short answer: a command in it may be cut in half.
-        String finish = parser.finishReason();
-        if ("length".equals(finish)) {
-            throw new ProviderException("provider_finish_length",
-                    "The model reached its output token limit: the answer is cut off (finish_reason length)");
-        }
-        if ("content_filter".equals(finish)) {
-            throw new ProviderException("provider_finish_content_filter",
-                    "The provider's content filter stopped the answer: the text so far is incomplete (finish_reason content_filter)");
-        }
-        return new ModelReply(parser.replay(), parser.usage(), parser.model(), parser.finishReason());
+        return ProviderCalls.stream(wire, request(body), cancellation, new OpenAiStreamParser(listener, settings.options().webSearch()));
     }
 
     private ProviderRequest request(byte[] body) {

@@ -2,12 +2,14 @@ package dev.skillforge.server.provider.openai;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ModelStreamListener;
 import dev.skillforge.core.agent.ProviderException;
 import dev.skillforge.core.agent.Usage;
 import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderErrors;
+import dev.skillforge.server.provider.StreamParser;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -28,7 +30,7 @@ import java.util.Set;
  * <p>With web-search sources on (GLM), each result of a top-level {@code web_search} array becomes
  * one {@code onSource(link, title)}, the first time its link appears.
  */
-final class OpenAiStreamParser {
+final class OpenAiStreamParser implements StreamParser {
 
     private final ModelStreamListener listener;
     private final Set<String> sources;
@@ -57,6 +59,7 @@ final class OpenAiStreamParser {
      * @return false once {@code [DONE]} arrived
      * @throws ProviderException for an error payload or data that is not JSON
      */
+    @Override
     public boolean accept(String data) throws ProviderException {
         if (data.strip().equals("[DONE]")) {
             done = true;
@@ -176,6 +179,30 @@ final class OpenAiStreamParser {
 
     public boolean sawDone() {
         return done;
+    }
+
+    /** A stream that never reached {@code [DONE]} is incomplete; one that did hands its connection back. */
+    @Override
+    public boolean finish() throws ProviderException {
+        if (!done) {
+            throw new ProviderException("provider_stream_truncated",
+                    "The provider stream ended without [DONE]: the answer is incomplete");
+        }
+        return true;
+    }
+
+    /** A cut-off answer is a failure, not a short answer: a command in it may be cut in half. */
+    @Override
+    public ModelReply reply() throws ProviderException {
+        if ("length".equals(finishReason)) {
+            throw new ProviderException("provider_finish_length",
+                    "The model reached its output token limit: the answer is cut off (finish_reason length)");
+        }
+        if ("content_filter".equals(finishReason)) {
+            throw new ProviderException("provider_finish_content_filter",
+                    "The provider's content filter stopped the answer: the text so far is incomplete (finish_reason content_filter)");
+        }
+        return new ModelReply(replay(), usage(), model(), finishReason);
     }
 
     public Usage usage() {
