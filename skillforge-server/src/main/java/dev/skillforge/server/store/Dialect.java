@@ -134,6 +134,14 @@ enum Dialect {
         }
 
         @Override
+        void beginSnapshot(Connection connection) throws SQLException {
+            connection.setAutoCommit(false);
+            // Every read of the transaction sees the database as at its first: what a write builds on cannot change
+            // under it between two reads (READ COMMITTED, the default, gives each statement a new snapshot).
+            execute(connection, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        }
+
+        @Override
         void commit(Connection connection) throws SQLException {
             connection.commit();
             connection.setAutoCommit(true);
@@ -208,6 +216,14 @@ enum Dialect {
     abstract String matchOf(SearchQuery.Term term);
 
     abstract void begin(Connection connection) throws SQLException;
+
+    /**
+     * {@link #begin}, with every read of the transaction seeing one snapshot of the database. SQLite's immediate
+     * transaction holds the write lock, so nothing changes under it anyway.
+     */
+    void beginSnapshot(Connection connection) throws SQLException {
+        begin(connection);
+    }
 
     /** Commits what {@link #begin} started and leaves the connection in auto-commit mode. */
     abstract void commit(Connection connection) throws SQLException;

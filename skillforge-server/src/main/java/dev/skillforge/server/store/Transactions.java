@@ -50,10 +50,18 @@ public final class Transactions {
 
     /** Runs {@code work} in one write transaction; {@code what} names it in a failure ("apply 3 writes"). */
     public <T> T write(String what, SqlWork<T> work) {
+        return write(what, work, false);
+    }
+
+    private <T> T write(String what, SqlWork<T> work, boolean snapshot) {
         Lock lock = database.writeLock();
         lock.lock();
         try (Connection connection = database.connection()) {
-            dialect.begin(connection);
+            if (snapshot) {
+                dialect.beginSnapshot(connection);
+            } else {
+                dialect.begin(connection);
+            }
             try {
                 T result = work.run(connection);
                 dialect.commit(connection);
@@ -70,14 +78,16 @@ public final class Transactions {
     }
 
     /**
-     * {@link #write}, run again (up to {@code attempts} times in all) when another transaction got in first: it
-     * inserted the same key (two instances that each add the next row of a sequence both succeed, one after the
-     * other), or removed a row this one refers to.
+     * {@link #write} on one snapshot of the database, run again (up to {@code attempts} times in all) when another
+     * transaction got in first: it inserted the same key (two instances that each add the next row of a sequence both
+     * succeed, one after the other), changed a row this one read, or removed a row this one refers to. The snapshot
+     * matters: a write that reads the newest row twice (its content, then its number) must see the same row both
+     * times, or it builds the next row on one it never read, and a concurrent write is lost.
      */
     public <T> T writeInSequence(String what, int attempts, SqlWork<T> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return write(what, work);
+                return write(what, work, true);
             } catch (StoreRejectedException e) {
                 if (attempt >= attempts || !(e.getCause() instanceof SQLException cause) || !isConflict(cause)) {
                     throw e;
@@ -134,6 +144,7 @@ public final class Transactions {
     private static boolean isConflict(SQLException e) {
         for (SQLException cause : chain(e)) {
             if ("23505".equals(cause.getSQLState()) || "23503".equals(cause.getSQLState()) // PostgreSQL's unique and foreign key violations
+                    || "40001".equals(cause.getSQLState()) // and its serialization failure (a snapshot's row changed meanwhile)
                     || cause.getErrorCode() == 1555 || cause.getErrorCode() == 2067) { // SQLite's PRIMARYKEY and UNIQUE constraints
                 return true;
             }

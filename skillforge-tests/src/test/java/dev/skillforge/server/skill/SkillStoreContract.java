@@ -252,7 +252,7 @@ abstract class SkillStoreContract {
         SkillStore one = store();
         SkillStore two = anotherStore(SkillLimits.DEFAULT);
         one.write(ANN, folder("tea", "Brew tea.", Map.of()), BY_HAND);
-        int writes = 10;
+        int writes = 30;
         CyclicBarrier start = new CyclicBarrier(2);
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
             List<Future<?>> done = new ArrayList<>();
