@@ -41,6 +41,7 @@ const state = {
   lastTurn: -1, // the number of its last turn (the server numbers turns 0, 1, 2, …)
   run: null, // the turn this page is following in the shown conversation
   load: 0, // increases on every switch, so a slow load for an earlier choice is dropped
+  opening: null, // the conversation being opened (a promise): a message sent meanwhile waits for it
   stick: true, // follow the stream to the bottom unless the person scrolled up
   chat: null, // the shown conversation's provider and model, once known: {id, provider, model}
 };
@@ -155,6 +156,13 @@ function setBusy(busy) {
 
 /** Sends the person's message (and files) as a new turn of the shown conversation (created first if needed). */
 async function send(text, files = []) {
+  if (state.opening) {
+    await state.opening; // sent in the instant of a switch: it goes to the conversation being opened, once shown
+    if (state.run) {
+      keepInBox(text); // that conversation has a turn running: the message waits in the box
+      return;
+    }
+  }
   if (state.run || (text.trim() === '' && files.length === 0)) {
     return;
   }
@@ -459,7 +467,20 @@ function newChat() {
 }
 
 /** Shows a stored conversation exactly as stored, and follows its running turn if it has one. */
-async function openConversation(id) {
+/** Shows conversation {@code id}; a message sent before it is shown waits for it (else its turn would be wiped). */
+function openConversation(id) {
+  const opening = loadConversation(id);
+  state.opening = opening;
+  const settled = () => {
+    if (state.opening === opening) {
+      state.opening = null;
+    }
+  };
+  opening.then(settled, settled);
+  return opening;
+}
+
+async function loadConversation(id) {
   detachRun();
   const load = ++state.load;
   state.id = id;

@@ -311,4 +311,28 @@ class EverydayPageTest extends BrowserTest {
         assertThat(note).hasText("prompt too short to cache");
         assertThat(note).hasAttribute("title", java.util.regex.Pattern.compile("under 1,024 tokens .* not a fault"));
     }
+
+    @Test
+    void aMessageSentWhileAChatOpensGoesToThatChatAndShows() throws Exception {
+        start(new SimScript(SimReply.of("First."), SimReply.of("Second."), SimReply.of("Third.")));
+        open("/");
+        sendMessage("One chat");
+        awaitEnd(turns().first());
+        String first = conversationId();
+        page.locator("#new-chat").click();
+        sendMessage("Another chat");
+        awaitEnd(turns().first());
+
+        // The first chat's stored state arrives late: a message sent meanwhile waits for it instead of being wiped by it.
+        page.evaluate("id => { const original = window.fetch; window.fetch = (url, options) => String(url).endsWith('/api/conversations/' + id)"
+                + " ? original(url, options).then(answer => new Promise(done => setTimeout(() => done(answer), 800)))"
+                + " : original(url, options); }", first);
+        page.evaluate("id => { location.hash = '#/c/' + id; }", first);
+        sendMessage("And one more");
+        assertThat(turns()).hasCount(2);
+        awaitEnd(turns().nth(1));
+        assertThat(turns().first()).containsText("One chat");
+        assertThat(turns().nth(1)).containsText("And one more");
+        assertThat(conversationId()).isEqualTo(first);
+    }
 }
