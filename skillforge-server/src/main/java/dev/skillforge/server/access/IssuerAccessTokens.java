@@ -25,8 +25,6 @@ import java.util.Set;
  */
 final class IssuerAccessTokens {
 
-    private static final int MAX_CLOCK_SKEW_SECONDS = 60;
-
     private final TeamSettings settings;
     private final OidcIssuer issuer;
     private final JdbcPeopleStore people;
@@ -56,7 +54,7 @@ final class IssuerAccessTokens {
                 return new java.util.Date(clock.millis());
             }
         };
-        claims.setMaxClockSkew(MAX_CLOCK_SKEW_SECONDS);
+        claims.setMaxClockSkew(OidcIssuer.MAX_CLOCK_SKEW_SECONDS);
         processor.setJWTClaimsSetVerifier(claims);
         JWTClaimsSet verified;
         try {

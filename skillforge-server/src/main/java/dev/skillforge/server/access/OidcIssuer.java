@@ -32,6 +32,8 @@ final class OidcIssuer {
             JWSAlgorithm.PS256, JWSAlgorithm.PS384, JWSAlgorithm.PS512, JWSAlgorithm.ES256, JWSAlgorithm.ES384, JWSAlgorithm.ES512,
             JWSAlgorithm.EdDSA, JWSAlgorithm.Ed25519);
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /** How far the issuer's clock and ours may disagree on a token's times, for ID and access tokens alike. */
+    static final int MAX_CLOCK_SKEW_SECONDS = 60;
     private static final int MAX_DOCUMENT_BYTES = 512 * 1024;
 
     private final URI url;

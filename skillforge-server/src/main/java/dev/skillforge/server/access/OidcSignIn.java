@@ -48,7 +48,6 @@ final class OidcSignIn {
 
     /** How long a sign-in may take between leaving for the issuer and coming back. */
     static final Duration ATTEMPT_LIFETIME = Duration.ofMinutes(10);
-    private static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(60);
     private static final int TIMEOUT_MILLIS = 10_000;
 
     private final TeamSettings settings;
@@ -113,7 +112,7 @@ final class OidcSignIn {
         try {
             IDTokenValidator validator = new IDTokenValidator(new Issuer(known.issuer()), new ClientID(settings.clientId()),
                     known.keySelector(), null);
-            validator.setMaxClockSkew((int) MAX_CLOCK_SKEW.toSeconds());
+            validator.setMaxClockSkew(OidcIssuer.MAX_CLOCK_SKEW_SECONDS);
             claims = validator.validate(idToken, new Nonce(attempt.nonce()));
         } catch (BadJOSEException | JOSEException e) {
             throw new SignInFailed("the issuer's ID token was refused: " + e.getMessage());

@@ -53,7 +53,7 @@ final class JdbcLeases {
         Objects.requireNonNull(owner, "owner");
         long expiresAt = expiry(nowMillis, ttlMillis);
         return transactions.write("acquire the lease of conversation " + conversationId, connection -> {
-            update(connection, ENSURE_LEASE_ROW, conversationId);
+            Transactions.update(connection, ENSURE_LEASE_ROW, conversationId);
             LeaseRow row;
             try (PreparedStatement select = connection.prepareStatement(selectLease)) {
                 select.setString(1, conversationId);
@@ -64,7 +64,7 @@ final class JdbcLeases {
             }
             boolean heldElsewhere = row.owner != null && !row.owner.equals(owner) && row.expiresAt > nowMillis;
             if (heldElsewhere) {
-                update(connection, REQUEST_LEASE, owner, conversationId);
+                Transactions.update(connection, REQUEST_LEASE, owner, conversationId);
                 return new Lease.HeldElsewhere(conversationId, row.owner, row.expiresAt);
             }
             boolean sameHolder = owner.equals(row.owner);
@@ -172,7 +172,7 @@ final class JdbcLeases {
         Objects.requireNonNull(conversationId, "conversationId");
         Objects.requireNonNull(owner, "owner");
         transactions.write("release the lease of conversation " + conversationId, connection -> {
-            update(connection, RELEASE_LEASE, conversationId, owner);
+            Transactions.update(connection, RELEASE_LEASE, conversationId, owner);
             return null;
         });
     }
@@ -183,14 +183,5 @@ final class JdbcLeases {
         }
         long expiresAt = nowMillis + ttlMillis;
         return expiresAt < nowMillis ? Long.MAX_VALUE : expiresAt; // saturate instead of wrapping
-    }
-
-    private static void update(Connection connection, String sql, String... parameters) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                statement.setString(i + 1, parameters[i]);
-            }
-            statement.executeUpdate();
-        }
     }
 }

@@ -56,28 +56,12 @@ public final class JdbcPeopleStore {
      */
     public Person signedIn(String issuer, String subject, String name, String email, boolean emailVerified, long nowMillis) {
         return work.write("record a sign-in", connection -> {
-            try (PreparedStatement update = connection.prepareStatement("UPDATE people SET name = ?, email = ?, email_verified = ?,"
-                    + " last_sign_in = ? WHERE issuer = ? AND subject = ?")) {
-                update.setString(1, name);
-                update.setString(2, email);
-                update.setInt(3, emailVerified ? 1 : 0);
-                update.setLong(4, nowMillis);
-                update.setString(5, issuer);
-                update.setString(6, subject);
-                if (update.executeUpdate() == 0) {
-                    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO people (" + PERSON_COLUMNS
-                            + ") VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?) ON CONFLICT (issuer, subject) DO NOTHING")) {
-                        insert.setString(1, UUID.randomUUID().toString());
-                        insert.setString(2, issuer);
-                        insert.setString(3, subject);
-                        insert.setString(4, name);
-                        insert.setString(5, email);
-                        insert.setInt(6, emailVerified ? 1 : 0);
-                        insert.setLong(7, nowMillis);
-                        insert.setLong(8, nowMillis);
-                        insert.executeUpdate();
-                    }
-                }
+            int verified = emailVerified ? 1 : 0;
+            if (Transactions.update(connection, "UPDATE people SET name = ?, email = ?, email_verified = ?, last_sign_in = ?"
+                    + " WHERE issuer = ? AND subject = ?", name, email, verified, nowMillis, issuer, subject) == 0) {
+                Transactions.update(connection, "INSERT INTO people (" + PERSON_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)"
+                        + " ON CONFLICT (issuer, subject) DO NOTHING",
+                        UUID.randomUUID().toString(), issuer, subject, name, email, verified, nowMillis, nowMillis);
             }
             try (PreparedStatement select = connection.prepareStatement("SELECT " + PERSON_COLUMNS + " FROM people WHERE issuer = ?"
                     + " AND subject = ?")) {
@@ -121,16 +105,9 @@ public final class JdbcPeopleStore {
     public Optional<Person> update(String id, Optional<Boolean> disabled, Optional<OptionalLong> budgetMicros) {
         work.write("change a person", connection -> {
             if (disabled.isPresent()) {
-                try (PreparedStatement update = connection.prepareStatement("UPDATE people SET disabled = ? WHERE id = ?")) {
-                    update.setInt(1, disabled.get() ? 1 : 0);
-                    update.setString(2, id);
-                    update.executeUpdate();
-                }
+                Transactions.update(connection, "UPDATE people SET disabled = ? WHERE id = ?", disabled.get() ? 1 : 0, id);
                 if (disabled.get()) {
-                    try (PreparedStatement sessions = connection.prepareStatement("DELETE FROM sessions WHERE person_id = ?")) {
-                        sessions.setString(1, id);
-                        sessions.executeUpdate();
-                    }
+                    Transactions.update(connection, "DELETE FROM sessions WHERE person_id = ?", id);
                 }
             }
             if (budgetMicros.isPresent()) {
@@ -157,20 +134,12 @@ public final class JdbcPeopleStore {
      */
     public int claimLocal(String personId) {
         return work.write("give the one person's data to " + personId, connection -> {
-            int conversations;
-            try (PreparedStatement update = connection.prepareStatement("UPDATE conversations SET owner = ? WHERE owner = ?")) {
-                update.setString(1, personId);
-                update.setString(2, Caller.LOCAL_ID);
-                conversations = update.executeUpdate();
-            }
+            int conversations = Transactions.update(connection, "UPDATE conversations SET owner = ? WHERE owner = ?",
+                    personId, Caller.LOCAL_ID);
             claimSkills(connection, personId);
-            try (PreparedStatement update = connection.prepareStatement("UPDATE spend SET person_id = ? WHERE person_id = ?"
-                    + " AND NOT EXISTS (SELECT 1 FROM spend mine WHERE mine.person_id = ? AND mine.month = spend.month)")) {
-                update.setString(1, personId);
-                update.setString(2, Caller.LOCAL_ID);
-                update.setString(3, personId);
-                update.executeUpdate();
-            }
+            Transactions.update(connection, "UPDATE spend SET person_id = ? WHERE person_id = ?"
+                    + " AND NOT EXISTS (SELECT 1 FROM spend mine WHERE mine.person_id = ? AND mine.month = spend.month)",
+                    personId, Caller.LOCAL_ID, personId);
             Transactions.update(connection, "UPDATE preferences SET person_id = ? WHERE person_id = ?"
                     + " AND NOT EXISTS (SELECT 1 FROM preferences mine WHERE mine.person_id = ?)", personId, Caller.LOCAL_ID, personId);
             return conversations;
@@ -198,34 +167,18 @@ public final class JdbcPeopleStore {
                         + " FROM skill_versions WHERE owner = ?",
                 "INSERT INTO skill_version_files (owner, name, version, path, sha256, size)"
                         + " SELECT ?, name, version, path, sha256, size FROM skill_version_files WHERE owner = ?")) {
-            try (PreparedStatement copy = connection.prepareStatement(sql)) {
-                copy.setString(1, personId);
-                copy.setString(2, Caller.LOCAL_ID);
-                copy.executeUpdate();
-            }
+            Transactions.update(connection, sql, personId, Caller.LOCAL_ID);
         }
         for (String table : List.of("skill_version_files", "skill_versions", "skill_blobs")) {
-            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + table + " WHERE owner = ?")) {
-                delete.setString(1, Caller.LOCAL_ID);
-                delete.executeUpdate();
-            }
+            Transactions.update(connection, "DELETE FROM " + table + " WHERE owner = ?", Caller.LOCAL_ID);
         }
     }
 
     // -------------------------------------------------------------------------------- sessions
 
     public void addSession(String secretHash, String personId, long nowMillis, long expiresAtMillis) {
-        work.write("start a session", connection -> {
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO sessions (secret_hash, person_id, created_at,"
-                    + " expires_at) VALUES (?, ?, ?, ?)")) {
-                insert.setString(1, secretHash);
-                insert.setString(2, personId);
-                insert.setLong(3, nowMillis);
-                insert.setLong(4, expiresAtMillis);
-                insert.executeUpdate();
-            }
-            return null;
-        });
+        work.update("start a session", "INSERT INTO sessions (secret_hash, person_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                secretHash, personId, nowMillis, expiresAtMillis);
     }
 
     /** The person of a live session of someone not disabled. */
@@ -237,32 +190,15 @@ public final class JdbcPeopleStore {
 
     /** Ends a session (sign-out), and every session that expired before {@code nowMillis}. */
     public void removeSession(String secretHash, long nowMillis) {
-        work.write("end a session", connection -> {
-            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM sessions WHERE secret_hash = ? OR expires_at <= ?")) {
-                delete.setString(1, secretHash);
-                delete.setLong(2, nowMillis);
-                delete.executeUpdate();
-            }
-            return null;
-        });
+        work.update("end a session", "DELETE FROM sessions WHERE secret_hash = ? OR expires_at <= ?", secretHash, nowMillis);
     }
 
     // ---------------------------------------------------------------------------------- tokens
 
     public Token addToken(String personId, String name, String secretHash, long nowMillis) {
         String id = UUID.randomUUID().toString();
-        work.write("make a token", connection -> {
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO access_tokens (id, person_id, name, secret_hash,"
-                    + " created_at, last_used_at) VALUES (?, ?, ?, ?, ?, NULL)")) {
-                insert.setString(1, id);
-                insert.setString(2, personId);
-                insert.setString(3, name);
-                insert.setString(4, secretHash);
-                insert.setLong(5, nowMillis);
-                insert.executeUpdate();
-            }
-            return null;
-        });
+        work.update("make a token", "INSERT INTO access_tokens (id, person_id, name, secret_hash, created_at, last_used_at)"
+                + " VALUES (?, ?, ?, ?, ?, NULL)", id, personId, name, secretHash, nowMillis);
         return new Token(id, name, nowMillis, OptionalLong.empty());
     }
 
@@ -279,13 +215,7 @@ public final class JdbcPeopleStore {
 
     /** @return whether {@code personId} had a token {@code id} (another person's is not theirs to revoke) */
     public boolean removeToken(String personId, String id) {
-        return work.write("revoke a token", connection -> {
-            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM access_tokens WHERE id = ? AND person_id = ?")) {
-                delete.setString(1, id);
-                delete.setString(2, personId);
-                return delete.executeUpdate() > 0;
-            }
-        });
+        return work.update("revoke a token", "DELETE FROM access_tokens WHERE id = ? AND person_id = ?", id, personId) > 0;
     }
 
     /** The person of a token of someone not disabled. */
@@ -296,30 +226,14 @@ public final class JdbcPeopleStore {
 
     /** Notes a token's use. */
     public void tokenUsed(String secretHash, long nowMillis) {
-        work.write("note a token's use", connection -> {
-            try (PreparedStatement update = connection.prepareStatement("UPDATE access_tokens SET last_used_at = ? WHERE secret_hash = ?")) {
-                update.setLong(1, nowMillis);
-                update.setString(2, secretHash);
-                update.executeUpdate();
-            }
-            return null;
-        });
+        work.update("note a token's use", "UPDATE access_tokens SET last_used_at = ? WHERE secret_hash = ?", nowMillis, secretHash);
     }
 
     // -------------------------------------------------------------------------------- sign-ins
 
     public void addSignIn(String stateHash, String verifier, String nonce, long nowMillis) {
-        work.write("start a sign-in", connection -> {
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO sign_ins (state_hash, verifier, nonce, created_at)"
-                    + " VALUES (?, ?, ?, ?)")) {
-                insert.setString(1, stateHash);
-                insert.setString(2, verifier);
-                insert.setString(3, nonce);
-                insert.setLong(4, nowMillis);
-                insert.executeUpdate();
-            }
-            return null;
-        });
+        work.update("start a sign-in", "INSERT INTO sign_ins (state_hash, verifier, nonce, created_at) VALUES (?, ?, ?, ?)",
+                stateHash, verifier, nonce, nowMillis);
     }
 
     /**
@@ -339,11 +253,7 @@ public final class JdbcPeopleStore {
                     }
                 }
             }
-            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM sign_ins WHERE state_hash = ? OR created_at <= ?")) {
-                delete.setString(1, stateHash);
-                delete.setLong(2, notBeforeMillis);
-                delete.executeUpdate();
-            }
+            Transactions.update(connection, "DELETE FROM sign_ins WHERE state_hash = ? OR created_at <= ?", stateHash, notBeforeMillis);
             return found;
         });
     }
@@ -358,16 +268,8 @@ public final class JdbcPeopleStore {
 
     /** Adds {@code micros} to what {@code personId} spent in {@code month}; instances add at once without losing any. */
     public void addSpend(String personId, String month, long micros) {
-        work.write("count a turn's cost", connection -> {
-            try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO spend (person_id, month, micro_usd) VALUES (?, ?, ?)"
-                    + " ON CONFLICT (person_id, month) DO UPDATE SET micro_usd = spend.micro_usd + excluded.micro_usd")) {
-                upsert.setString(1, personId);
-                upsert.setString(2, month);
-                upsert.setLong(3, micros);
-                upsert.executeUpdate();
-            }
-            return null;
-        });
+        work.update("count a turn's cost", "INSERT INTO spend (person_id, month, micro_usd) VALUES (?, ?, ?)"
+                + " ON CONFLICT (person_id, month) DO UPDATE SET micro_usd = spend.micro_usd + excluded.micro_usd", personId, month, micros);
     }
 
     private static Person person(ResultSet rows) throws SQLException {

@@ -126,6 +126,11 @@ public final class Transactions {
         }
     }
 
+    /** Runs one update with {@code parameters} in a transaction of its own; the number of rows it changed. */
+    public int update(String what, String sql, Object... parameters) {
+        return write(what, connection -> update(connection, sql, parameters));
+    }
+
     /** Runs an update with {@code parameters} on a connection the caller holds; the number of rows it changed. */
     public static int update(Connection connection, String sql, Object... parameters) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
