@@ -3,6 +3,7 @@ package dev.skillforge.server.store;
 import dev.skillforge.server.search.SearchQuery;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -134,11 +135,15 @@ enum Dialect {
         }
 
         @Override
-        void beginSnapshot(Connection connection) throws SQLException {
+        void beginInSequence(Connection connection, String sequence) throws SQLException {
             connection.setAutoCommit(false);
-            // Every read of the transaction sees the database as at its first: what a write builds on cannot change
-            // under it between two reads (READ COMMITTED, the default, gives each statement a new snapshot).
-            execute(connection, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+            // Waits for the lock every instance takes for this sequence, held until commit or rollback. Under READ
+            // COMMITTED each later statement sees what the write before it committed: a snapshot taken before the
+            // lock (REPEATABLE READ) would not, and would make the write collide and start again, maybe for ever.
+            try (PreparedStatement lock = connection.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
+                lock.setString(1, "skillforge sequence " + sequence);
+                lock.executeQuery().close();
+            }
         }
 
         @Override
@@ -218,10 +223,10 @@ enum Dialect {
     abstract void begin(Connection connection) throws SQLException;
 
     /**
-     * {@link #begin}, with every read of the transaction seeing one snapshot of the database. SQLite's immediate
-     * transaction holds the write lock, so nothing changes under it anyway.
+     * {@link #begin}, after every other transaction begun in the same {@code sequence} has ended, on any instance.
+     * SQLite's immediate transaction holds the database's one write lock, which is that already.
      */
-    void beginSnapshot(Connection connection) throws SQLException {
+    void beginInSequence(Connection connection, String sequence) throws SQLException {
         begin(connection);
     }
 

@@ -50,17 +50,17 @@ public final class Transactions {
 
     /** Runs {@code work} in one write transaction; {@code what} names it in a failure ("apply 3 writes"). */
     public <T> T write(String what, SqlWork<T> work) {
-        return write(what, work, false);
+        return write(what, null, work);
     }
 
-    private <T> T write(String what, SqlWork<T> work, boolean snapshot) {
+    private <T> T write(String what, String sequence, SqlWork<T> work) {
         Lock lock = database.writeLock();
         lock.lock();
         try (Connection connection = database.connection()) {
-            if (snapshot) {
-                dialect.beginSnapshot(connection);
-            } else {
+            if (sequence == null) {
                 dialect.begin(connection);
+            } else {
+                dialect.beginInSequence(connection, sequence);
             }
             try {
                 T result = work.run(connection);
@@ -78,16 +78,17 @@ public final class Transactions {
     }
 
     /**
-     * {@link #write} on one snapshot of the database, run again (up to {@code attempts} times in all) when another
-     * transaction got in first: it inserted the same key (two instances that each add the next row of a sequence both
-     * succeed, one after the other), changed a row this one read, or removed a row this one refers to. The snapshot
-     * matters: a write that reads the newest row twice (its content, then its number) must see the same row both
-     * times, or it builds the next row on one it never read, and a concurrent write is lost.
+     * {@link #write} after every other write of the same {@code sequence} (say, one person's skills) on any instance
+     * has ended, so that a write that reads the newest row and adds the next one always builds on the newest: two
+     * instances adding to one sequence at once end as two consecutive rows, neither lost. Run again (up to
+     * {@code attempts} times in all) when it still collided with a write outside the sequence (a shared row inserted
+     * by two sequences at once).
      */
-    public <T> T writeInSequence(String what, int attempts, SqlWork<T> work) {
+    public <T> T writeInSequence(String what, String sequence, int attempts, SqlWork<T> work) {
+        Objects.requireNonNull(sequence, "sequence");
         for (int attempt = 1; ; attempt++) {
             try {
-                return write(what, work, true);
+                return write(what, sequence, work);
             } catch (StoreRejectedException e) {
                 if (attempt >= attempts || !(e.getCause() instanceof SQLException cause) || !isConflict(cause)) {
                     throw e;
@@ -149,7 +150,6 @@ public final class Transactions {
     private static boolean isConflict(SQLException e) {
         for (SQLException cause : chain(e)) {
             if ("23505".equals(cause.getSQLState()) || "23503".equals(cause.getSQLState()) // PostgreSQL's unique and foreign key violations
-                    || "40001".equals(cause.getSQLState()) // and its serialization failure (a snapshot's row changed meanwhile)
                     || cause.getErrorCode() == 1555 || cause.getErrorCode() == 2067) { // SQLite's PRIMARYKEY and UNIQUE constraints
                 return true;
             }

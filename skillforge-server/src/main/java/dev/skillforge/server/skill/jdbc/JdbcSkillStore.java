@@ -39,8 +39,11 @@ import java.util.stream.Collectors;
  */
 public final class JdbcSkillStore implements SkillStore {
 
-    /** Plenty for writers that collide on one skill: each retry follows a write that succeeded. */
-    private static final int ATTEMPTS = 20;
+    /**
+     * Writes of one owner's skills queue behind each other; these retries are for the rare collision across owners
+     * (two owners' writes adding the same content, one pruning a blob the other just referred to).
+     */
+    private static final int ATTEMPTS = 5;
 
     private final Transactions transactions;
     private final SkillLimits limits;
@@ -119,12 +122,12 @@ public final class JdbcSkillStore implements SkillStore {
 
     @Override
     public Written write(SkillAccess who, SkillFolder folder, VersionSource source) {
-        return inSequence("write skill " + folder.name(), connection -> add(connection, who.owner(), folder, source));
+        return inSequence(who.owner(), "write skill " + folder.name(), connection -> add(connection, who.owner(), folder, source));
     }
 
     @Override
     public List<Written> writeAll(SkillAccess who, List<SkillFolder> folders, VersionSource source) {
-        return inSequence("write " + folders.size() + " skills", connection -> {
+        return inSequence(who.owner(), "write " + folders.size() + " skills", connection -> {
             List<Written> written = new ArrayList<>();
             for (SkillFolder folder : folders) {
                 written.add(add(connection, who.owner(), folder, source));
@@ -137,7 +140,7 @@ public final class JdbcSkillStore implements SkillStore {
     public Written putFile(SkillAccess who, String name, SkillPath path, byte[] bytes, VersionSource source) {
         SkillName.of(name);
         byte[] copy = bytes.clone();
-        return inSequence("write " + path + " of skill " + name, connection -> {
+        return inSequence(who.owner(), "write " + path + " of skill " + name, connection -> {
             Optional<SkillFolder> base = liveFolder(connection, who.owner(), name);
             SkillFolder next;
             if (base.isPresent()) {
@@ -154,7 +157,7 @@ public final class JdbcSkillStore implements SkillStore {
     @Override
     public Written removeFile(SkillAccess who, String name, SkillPath path, VersionSource source) {
         SkillName.of(name);
-        return inSequence("remove " + path + " of skill " + name, connection -> {
+        return inSequence(who.owner(), "remove " + path + " of skill " + name, connection -> {
             SkillFolder base = liveFolder(connection, who.owner(), name).orElseThrow(() -> missing(name));
             if (base.file(path).isEmpty()) {
                 throw new SkillException(SkillException.Kind.NOT_FOUND, "skill " + name + " has no file " + path + ".");
@@ -166,13 +169,13 @@ public final class JdbcSkillStore implements SkillStore {
     @Override
     public Optional<SkillVersion> delete(SkillAccess who, String name, VersionSource source) {
         SkillName.of(name);
-        return inSequence("delete skill " + name, connection -> tombstone(connection, who.owner(), name, source));
+        return inSequence(who.owner(), "delete skill " + name, connection -> tombstone(connection, who.owner(), name, source));
     }
 
     @Override
     public Written restore(SkillAccess who, String name, int version, VersionSource source) {
         SkillName.of(name);
-        return inSequence("restore version " + version + " of skill " + name, connection -> {
+        return inSequence(who.owner(), "restore version " + version + " of skill " + name, connection -> {
             SkillVersion old = SkillRows.version(connection, library(connection, who.owner(), name), name, version)
                     .orElseThrow(() -> new SkillException(SkillException.Kind.NOT_FOUND, "skill " + name + " has no version " + version
                             + ": skill history " + name + " lists its versions."));
@@ -188,7 +191,7 @@ public final class JdbcSkillStore implements SkillStore {
     public Written publish(SkillAccess who, String name, VersionSource source) {
         requireTeamAdmin(who);
         SkillName.of(name);
-        return inSequence("publish skill " + name, connection -> {
+        return inSequence(SkillAccess.TEAM, "publish skill " + name, connection -> {
             SkillVersion own = liveOf(connection, who.owner(), name).orElseThrow(() -> missing(name));
             return add(connection, SkillAccess.TEAM, SkillRows.contents(connection, own), source);
         });
@@ -198,13 +201,14 @@ public final class JdbcSkillStore implements SkillStore {
     public Optional<SkillVersion> unpublish(SkillAccess who, String name, VersionSource source) {
         requireTeamAdmin(who);
         SkillName.of(name);
-        return inSequence("unpublish skill " + name, connection -> tombstone(connection, SkillAccess.TEAM, name, source));
+        return inSequence(SkillAccess.TEAM, "unpublish skill " + name, connection -> tombstone(connection, SkillAccess.TEAM, name, source));
     }
 
     // ---------------------------------------------------------------------------- plumbing
 
-    private <T> T inSequence(String what, Transactions.SqlWork<T> work) {
-        return transactions.writeInSequence(what, ATTEMPTS, work);
+    /** Runs {@code work}, which writes {@code owner}'s skills, after every other write of them on any instance. */
+    private <T> T inSequence(String owner, String what, Transactions.SqlWork<T> work) {
+        return transactions.writeInSequence(what, "skills of " + owner, ATTEMPTS, work);
     }
 
     /** Adds the next version of {@code owner}'s skill holding {@code folder}, unless its live version holds the same files. */
