@@ -91,7 +91,7 @@ final class Relays implements AutoCloseable {
         /** Sends the run's events after the request's id, until its last ({@code none}: the follower had them all). */
         void run() {
             try {
-                if (events.finished() && events.framesAfter(request.afterId(), Duration.ZERO).isEmpty()) {
+                if (events.finished() && events.framesAfter(request.afterId()).isEmpty()) {
                     send(List.of(RelayMessages.word(request.stream(), RelayMessages.NONE)));
                     return;
                 }

@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
 import java.util.Optional;
@@ -55,6 +56,8 @@ public final class ConversationRoutes implements Door {
     private final ConversationService conversations;
     /** Event streams being sent now; a stopping server lets them end before it closes. */
     private final AtomicInteger streams = new AtomicInteger();
+    /** The clients following this instance's runs (the stateless route's too). */
+    private final SseFollowers followers = new SseFollowers();
 
     /** Reaches the turns other instances run; absent on a database only one instance uses (SQLite). */
     private final Optional<Fleet> fleet;
@@ -177,10 +180,16 @@ public final class ConversationRoutes implements Door {
         }
     }
 
-    /** Ends the pages' change streams: the server stops. */
+    /** Ends the pages' change streams and the runs' followers: the server stops. */
     @Override
     public void close() {
         conversations.changes().close();
+        followers.close();
+    }
+
+    /** Follows {@code log} after {@code afterId} on {@code ctx}'s response without a thread: {@link SseFollowers#follow}. */
+    CompletableFuture<Boolean> follow(Context ctx, RunEventLog log, long afterId) {
+        return followers.follow(ctx, log, afterId);
     }
 
     /** {@code ?q=WORDS}: the conversations that have every term, most recently updated first, each with where ({@link SearchJson}). */
@@ -260,10 +269,16 @@ public final class ConversationRoutes implements Door {
         streams.incrementAndGet();
         try {
             AgentRun run = conversations.startTurn(Callers.of(ctx), id, content, documents);
-            new SseWriter(ctx.res()).follow(run.events(), 0);
-        } finally {
+            counted(follow(ctx, run.events(), 0));
+        } catch (RuntimeException e) {
             streams.decrementAndGet();
+            throw e;
         }
+    }
+
+    /** Counts a stream that {@link #streamTurn} or {@link #events} counted in as ended when {@code followed} ends. */
+    private void counted(CompletableFuture<Boolean> followed) {
+        followed.whenComplete((toTheEnd, failure) -> streams.decrementAndGet());
     }
 
     /** Stops the turn here, or asks the instance that runs it; once that one has stopped it, answers {@code true}. */
@@ -322,16 +337,12 @@ public final class ConversationRoutes implements Door {
         }
         long after = lastEventId(ctx);
         RunEventLog log = run.get().events();
-        if (log.finished() && log.framesAfter(after, Duration.ZERO).isEmpty()) {
+        if (log.finished() && log.framesAfter(after).isEmpty()) {
             ctx.status(204); // everything was seen: an EventSource must stop reconnecting
             return;
         }
         streams.incrementAndGet();
-        try {
-            new SseWriter(ctx.res()).follow(log, after);
-        } finally {
-            streams.decrementAndGet();
-        }
+        counted(follow(ctx, log, after));
     }
 
     /** The database, through which the instances reach each other, failed: logged with its reason, answered without it. */

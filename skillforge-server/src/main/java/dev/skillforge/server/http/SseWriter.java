@@ -3,7 +3,6 @@ package dev.skillforge.server.http;
 import dev.skillforge.server.conversation.ConversationChanges;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.fleet.RemoteRun;
-import dev.skillforge.server.run.RunEventLog;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
@@ -14,8 +13,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Streams a run's events to one client as Server-Sent Events: {@code id: N} and {@code data: {json}}
- * per event, a {@code : ping} comment when nothing happened for {@value #PING_MILLIS} ms.
+ * Streams events to one client as Server-Sent Events on the request's thread: a turn another instance runs
+ * ({@code id: N} and {@code data: {json}} per event) and the conversation changes, with a {@code : ping} comment
+ * when nothing happened for {@value #PING_MILLIS} ms. A run of this instance is followed by {@link SseFollower},
+ * without a thread.
  *
  * <p>A client that left is noticed only when a write fails; the pings make sure one happens while
  * the run is quiet (waiting on the provider or a command), so a departure is seen within about two
@@ -33,42 +34,17 @@ final class SseWriter {
     private final SseFrames batch = new SseFrames();
 
     public SseWriter(HttpServletResponse response) throws IOException {
-        response.setStatus(200);
-        response.setContentType("text/event-stream;charset=utf-8");
-        response.setHeader("Cache-Control", "no-cache");
-        response.setHeader("X-Accel-Buffering", "no");
+        startEventStream(response);
         this.out = response.getOutputStream();
         out.flush(); // the headers go out now: the client knows the run started
     }
 
-    /**
-     * Sends the events of {@code log} after {@code afterId} as they come, until the run's last
-     * event is sent.
-     *
-     * @return true when everything was sent, false when the client went away
-     */
-    public boolean follow(RunEventLog log, long afterId) throws InterruptedException {
-        long last = afterId;
-        while (true) {
-            List<RunEventLog.Frame> frames = log.framesAfter(last, Duration.ofMillis(PING_MILLIS));
-            if (frames.isEmpty()) {
-                if (log.finished()) {
-                    return true;
-                }
-                if (!write(PING)) {
-                    return false;
-                }
-                continue;
-            }
-            // Every frame ready now goes out in one write and one flush, each event encoded straight into the batch's bytes.
-            for (RunEventLog.Frame frame : frames) {
-                batch.add(frame.id(), frame.event());
-                last = frame.id();
-            }
-            if (!send(batch::sendTo)) {
-                return false;
-            }
-        }
+    /** The status and headers of an event stream, on {@code response} (not sent yet). */
+    static void startEventStream(HttpServletResponse response) {
+        response.setStatus(200);
+        response.setContentType("text/event-stream;charset=utf-8");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("X-Accel-Buffering", "no");
     }
 
     /**

@@ -60,20 +60,16 @@ public final class StatelessAgentRoute implements Door {
         }
         String person = Callers.of(ctx).personId();
         stateless.budgets().requireRoom(person);
-        SseWriter out = new SseWriter(ctx.res());
         AtomicLong ids = new AtomicLong();
         String key = StatelessAgent.key(request.messages().getFirst().content());
         AgentRun run = AgentRun.start(stateless.loop(), new Transcript(request.messages()), systemPrompt, key,
                 stateless.commands().apply(person, key), new RunEventLog(ids::incrementAndGet),
                 stateless.budgets().counting(person, stateless.prices(), runObserver.apply(person, request.newMessage())),
                 last -> { });
-        boolean followedToTheEnd = false;
-        try {
-            followedToTheEnd = out.follow(run.events(), 0);
-        } finally {
+        conversations.follow(ctx, run.events(), 0).thenAccept(followedToTheEnd -> {
             if (!followedToTheEnd) {
                 run.cancel("the client disconnected");
             }
-        }
+        });
     }
 }

@@ -2,10 +2,13 @@ package dev.skillforge.server.run;
 
 import dev.skillforge.core.agent.AgentEvent;
 import dev.skillforge.core.agent.EventSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -26,6 +29,8 @@ public final class RunEventLog implements EventSink {
     public record Frame(long id, AgentEvent event) {
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(RunEventLog.class);
+
     /** The most frames one read answers: a reader far behind catches up in several reads, never all in one. */
     static final int MAX_FRAMES_PER_READ = 4096;
 
@@ -34,6 +39,8 @@ public final class RunEventLog implements EventSink {
     private final List<Object> entries = new ArrayList<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    /** Run on the appending thread after each event, outside the lock: followers that write without a thread of their own. */
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private boolean finished;
 
     /** @param ids the source of increasing ids (a conversation's ids keep growing across its turns) */
@@ -58,6 +65,23 @@ public final class RunEventLog implements EventSink {
         } finally {
             lock.unlock();
         }
+        for (Runnable listener : listeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                // A follower's failure is its own: the run and the other followers go on.
+                LOG.warn("a follower of the run failed on an event", e);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code listener} after each event from now on, on the thread that added it (the run's), until the returned
+     * handle is closed. The listener must not block: it is on the path of every chunk of the run.
+     */
+    public AutoCloseable onEvent(Runnable listener) {
+        listeners.add(listener);
+        return () -> listeners.remove(listener);
     }
 
     /**
@@ -76,6 +100,16 @@ public final class RunEventLog implements EventSink {
                 }
                 nanos = changed.awaitNanos(nanos);
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The frames with an id above {@code afterId} now (at most {@value #MAX_FRAMES_PER_READ}: read again for the rest). */
+    public List<Frame> framesAfter(long afterId) {
+        lock.lock();
+        try {
+            return newerThan(afterId, MAX_FRAMES_PER_READ);
         } finally {
             lock.unlock();
         }
