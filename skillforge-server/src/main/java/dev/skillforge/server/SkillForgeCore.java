@@ -336,7 +336,7 @@ public final class SkillForgeCore implements AutoCloseable {
 
     /** Stops running turns (recorded as cancelled), flushes every write, then closes the store and the providers. */
     @Override
-    public void close() throws Exception {
+    public void close() {
         conversations.close();
         writer.close();
         database.close();

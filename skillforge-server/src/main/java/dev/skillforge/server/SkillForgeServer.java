@@ -289,7 +289,7 @@ public final class SkillForgeServer implements AutoCloseable {
 
     /** Stops taking requests, stops running turns (recorded as cancelled), flushes every write, then closes. */
     @Override
-    public void close() throws Exception {
+    public void close() {
         mcp.close();
         api.close();
         if (fleet.isPresent()) {

@@ -134,11 +134,16 @@ public final class Nginx implements HttpEndpoint, AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         process.destroy(); // SIGTERM: nginx's fast shutdown
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
             process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -228,7 +228,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         long breaks = server.metrics().cacheBreaks();
         server.close();
         sim.close();

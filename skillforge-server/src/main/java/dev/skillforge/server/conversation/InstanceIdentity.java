@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -82,9 +83,13 @@ public final class InstanceIdentity implements AutoCloseable {
 
     /** Gives the folder up (the lock goes with the channel). */
     @Override
-    public void close() throws IOException {
+    public void close() {
         if (lockChannel != null) {
-            lockChannel.close();
+            try {
+                lockChannel.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not give up the data folder's lock", e);
+            }
         }
     }
 }

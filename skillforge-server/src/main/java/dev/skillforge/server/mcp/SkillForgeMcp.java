@@ -201,15 +201,15 @@ public final class SkillForgeMcp implements AutoCloseable {
         });
     }
 
-    /**
-     * A read of the skill store on a call thread; a failure of the store is an internal error that says only that (the
-     * log has the detail), and a protocol error stays one.
-     */
     /** Who an MCP request reads and writes skills for. */
     private static SkillAccess access(McpAsyncServerExchange exchange) {
         return SkillResources.access(McpCallers.of(exchange));
     }
 
+    /**
+     * A read of the skill store on a call thread; a failure of the store is an internal error that says only that (the
+     * log has the detail), and a protocol error stays one.
+     */
     private <T> Mono<T> onStore(java.util.concurrent.Callable<T> read) {
         return Mono.fromCallable(() -> {
             try {

@@ -56,7 +56,14 @@ public record ConfiguredProvider(ModelProvider model, String name, String modelN
     }
 
     @Override
-    public void close() throws Exception {
-        resources.close();
+    public void close() {
+        try {
+            resources.close();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            // What a provider holds (a simulator's server, nothing for a remote one) closes without checked failures.
+            throw new IllegalStateException("the resources of provider " + name() + " did not close", e);
+        }
     }
 }

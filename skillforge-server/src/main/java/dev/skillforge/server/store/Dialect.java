@@ -204,7 +204,6 @@ enum Dialect {
         this.displayName = displayName;
     }
 
-    /** Starts a transaction on an auto-commit connection. */
     /** The Flyway location of this database's own migrations (beside the portable ones in db/migration). */
     abstract String migrations();
 
@@ -220,6 +219,7 @@ enum Dialect {
     /** The full-text query of one term: its words in a row (one word alone), the last as the start of a word. */
     abstract String matchOf(SearchQuery.Term term);
 
+    /** Starts a transaction on an auto-commit connection. */
     abstract void begin(Connection connection) throws SQLException;
 
     /**

@@ -35,8 +35,10 @@ import java.util.function.Consumer;
  */
 final class TurnTrace implements EventSink {
 
-    /** What a turn is, as far as its spans tell. */
-    /** @param person the id of the person the turn is for ({@code user.id}): never their name or e-mail */
+    /**
+     * What a turn is, as far as its spans tell.
+     *
+     * @param person the id of the person the turn is for ({@code user.id}): never their name or e-mail */
     record Turn(String provider, String preset, String model, String conversationId, String person, String mode, String message) {
     }
 

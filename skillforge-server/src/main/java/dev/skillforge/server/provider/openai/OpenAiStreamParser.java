@@ -37,6 +37,7 @@ final class OpenAiStreamParser implements StreamParser {
     private StringBuilder reasoning;
     private Usage usage = Usage.UNKNOWN;
     private boolean done;
+    /** Why the model stopped ({@code stop}, {@code length}, …), or {@code null} if not said. */
     private String finishReason;
     private String model;
 
@@ -209,7 +210,6 @@ final class OpenAiStreamParser implements StreamParser {
         return usage;
     }
 
-    /** Why the model stopped ({@code stop}, {@code length}, …), or {@code null} if not said. */
     /** The model the chunks named, or {@code null} when none did. */
     public String model() {
         return model;
