@@ -13,31 +13,43 @@ import java.util.Map;
  * @param maxPerClient {@code FORGE_MAX_CONNECTIONS_PER_CLIENT}: connections open at once from one client
  *                     address (an IPv4 address, or an IPv6 /64); one more is closed at once. Clients
  *                     behind one proxy or NAT share an address
+ * @param max          {@code FORGE_MAX_CONNECTIONS}: connections open at once from all clients together; at it,
+ *                     the one that waited longest for a request is closed to make room
  */
-public record ConnectionLimits(Duration idleTimeout, int maxPerClient) {
+public record ConnectionLimits(Duration idleTimeout, int maxPerClient, int max) {
 
-    /** Connections open at once, from all clients together; further ones wait to be accepted. */
-    public static final int MAX_CONNECTIONS = 1000;
+    /**
+     * The default of {@code FORGE_MAX_CONNECTIONS}: twice the thousand turns the server is measured at, since a page
+     * holds two (its change stream and its turn), and a thousand was hit by the load benchmark's own thousand
+     * clients, closing their idle keep-alive connections under them.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS = 2000;
+    /** The most {@code FORGE_MAX_CONNECTIONS} may be. */
+    public static final int MOST_CONNECTIONS = 100_000;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_PER_CLIENT = 100;
     /** A request's line and headers must be complete within this (or the idle timeout, if shorter). */
     public static final Duration MAX_HEADER_TIME = Duration.ofSeconds(10);
 
-    public static final ConnectionLimits DEFAULT = new ConnectionLimits(DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_CLIENT);
+    public static final ConnectionLimits DEFAULT = new ConnectionLimits(DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_CLIENT, DEFAULT_MAX_CONNECTIONS);
 
     public ConnectionLimits {
         if (idleTimeout.isNegative() || idleTimeout.isZero()) {
             throw new ConfigurationException("the idle timeout must be positive, was " + idleTimeout);
         }
-        if (maxPerClient < 1 || maxPerClient > MAX_CONNECTIONS) {
-            throw new ConfigurationException("connections per client must be 1 to " + MAX_CONNECTIONS + ", was " + maxPerClient);
+        if (max < 1 || max > MOST_CONNECTIONS) {
+            throw new ConfigurationException("connections must be 1 to " + MOST_CONNECTIONS + ", was " + max);
+        }
+        if (maxPerClient < 1 || maxPerClient > max) {
+            throw new ConfigurationException("connections per client must be 1 to " + max + " (FORGE_MAX_CONNECTIONS), was " + maxPerClient);
         }
     }
 
     static ConnectionLimits from(Map<String, String> env) {
+        int max = Settings.integer(env, "FORGE_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS, 1, MOST_CONNECTIONS);
         return new ConnectionLimits(
                 Duration.ofSeconds(Settings.integer(env, "FORGE_IDLE_TIMEOUT_SECONDS", (int) DEFAULT_IDLE_TIMEOUT.toSeconds(), 1, 3600)),
-                Settings.integer(env, "FORGE_MAX_CONNECTIONS_PER_CLIENT", DEFAULT_MAX_PER_CLIENT, 1, MAX_CONNECTIONS));
+                Settings.integer(env, "FORGE_MAX_CONNECTIONS_PER_CLIENT", Math.min(DEFAULT_MAX_PER_CLIENT, max), 1, max), max);
     }
 
     /**
@@ -50,10 +62,14 @@ public record ConnectionLimits(Duration idleTimeout, int maxPerClient) {
     }
 
     public ConnectionLimits withIdleTimeout(Duration timeout) {
-        return new ConnectionLimits(timeout, maxPerClient);
+        return new ConnectionLimits(timeout, maxPerClient, max);
     }
 
     public ConnectionLimits withMaxPerClient(int max) {
-        return new ConnectionLimits(idleTimeout, max);
+        return new ConnectionLimits(idleTimeout, max, this.max);
+    }
+
+    public ConnectionLimits withMax(int connections) {
+        return new ConnectionLimits(idleTimeout, Math.min(maxPerClient, connections), connections);
     }
 }

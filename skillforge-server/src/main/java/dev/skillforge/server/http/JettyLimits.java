@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * be complete within {@link ConnectionLimits#headerTimeout()} of its opening or its previous response,
  * blank lines or not ({@link RequestHeaderDeadline}), and stay under {@value #MAX_REQUEST_HEADER_BYTES}
  * bytes; request bodies must flow at {@value #MIN_REQUEST_BYTES_PER_SECOND} bytes/s at least; at most
- * {@value ConnectionLimits#MAX_CONNECTIONS} connections are open at once, the one that waited longest for a request
+ * {@code FORGE_MAX_CONNECTIONS} connections are open at once, the one that waited longest for a request
  * closed to make room for a new one ({@link ConnectionRoom}), and at most {@link ConnectionLimits#maxPerClient()} from
  * one client ({@link ClientConnectionLimit}); Jetty's own
  * error answers are JSON ({@link JsonErrorHandler}). The server sends no version header.
@@ -40,13 +40,13 @@ final class JettyLimits {
         config.jetty.modifyServer(jetty -> {
             server.set(jetty);
             jetty.setErrorHandler(new JsonErrorHandler());
-            jetty.addBean(new ConnectionLimit(ConnectionLimits.MAX_CONNECTIONS, jetty));
+            jetty.addBean(new ConnectionLimit(connections.max(), jetty));
             deadline.set(new RequestHeaderDeadline(connections.headerTimeout(), jetty.getScheduler()));
             jetty.setHandler(deadline.get().handler()); // outermost: Javalin puts its own handlers inside it
         });
         ClientConnectionLimit perClient = new ClientConnectionLimit(connections.maxPerClient());
         config.events.serverStarting(() -> {
-            ConnectionRoom room = new ConnectionRoom(ConnectionLimits.MAX_CONNECTIONS, deadline.get());
+            ConnectionRoom room = new ConnectionRoom(connections.max(), deadline.get());
             for (Connector connector : server.get().getConnectors()) {
                 if (connector instanceof AbstractConnector c) {
                     c.setIdleTimeout(connections.idleTimeout().toMillis());

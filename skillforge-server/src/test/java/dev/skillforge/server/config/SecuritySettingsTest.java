@@ -22,9 +22,17 @@ class SecuritySettingsTest {
                 .connections();
         assertThat(set.idleTimeout()).isEqualTo(Duration.ofSeconds(4));
         assertThat(set.headerTimeout()).as("never longer than the idle timeout").isEqualTo(Duration.ofSeconds(4));
-        assertThat(set.maxPerClient()).isEqualTo(ConnectionLimits.MAX_CONNECTIONS);
+        assertThat(set.maxPerClient()).isEqualTo(1000);
+        assertThat(set.max()).isEqualTo(ConnectionLimits.DEFAULT_MAX_CONNECTIONS);
 
-        for (String wrong : new String[]{"0", "1001", "-1", "many"}) {
+        ConnectionLimits fewer = SecuritySettings.from(Map.of("FORGE_MAX_CONNECTIONS", "50")).connections();
+        assertThat(fewer.max()).isEqualTo(50);
+        assertThat(fewer.maxPerClient()).as("a client's share never above the whole").isEqualTo(50);
+        assertThatThrownBy(() -> SecuritySettings.from(Map.of("FORGE_MAX_CONNECTIONS", "50", "FORGE_MAX_CONNECTIONS_PER_CLIENT", "51")))
+                .hasMessageStartingWith("FORGE_MAX_CONNECTIONS_PER_CLIENT=51");
+        assertThatThrownBy(() -> SecuritySettings.from(Map.of("FORGE_MAX_CONNECTIONS", "0"))).hasMessageStartingWith("FORGE_MAX_CONNECTIONS=0");
+
+        for (String wrong : new String[]{"0", "2001", "-1", "many"}) {
             assertThatThrownBy(() -> SecuritySettings.from(Map.of("FORGE_MAX_CONNECTIONS_PER_CLIENT", wrong)))
                     .hasMessageStartingWith("FORGE_MAX_CONNECTIONS_PER_CLIENT=" + wrong);
         }

@@ -120,13 +120,13 @@ class ConnectionLimitsTest {
     }
 
     /**
-     * Twelve clients holding their share each (1,200 connections where the server holds 1,000) kept a health check
+     * Twelve clients holding their share each (1,200 connections where the server holds 1,000, FORGE_MAX_CONNECTIONS) kept a health check
      * waiting in the accept queue until a header deadline closed a connection, 8 to 10 s: the connections that waited
      * longest for a request now make room, so it is answered long before any deadline could have done it.
      */
     @Test
     void twelveClientsHoldingTheirShareEachDoNotKeepAHealthCheckWaiting() throws Exception {
-        ConnectionLimits limits = ConnectionLimits.DEFAULT.withIdleTimeout(Duration.ofSeconds(60));
+        ConnectionLimits limits = ConnectionLimits.DEFAULT.withIdleTimeout(Duration.ofSeconds(60)).withMax(1000);
         List<SocketChannel> held = new ArrayList<>();
         try (ServerHarness server = server(limits)) {
             for (int client = 2; client < 14; client++) {
