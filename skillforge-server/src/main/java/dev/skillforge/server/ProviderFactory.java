@@ -2,32 +2,32 @@ package dev.skillforge.server;
 
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ProviderException;
-import dev.skillforge.server.provider.AnthropicSettings;
 import dev.skillforge.server.provider.ProviderSpec;
 import dev.skillforge.server.config.Settings;
-import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.provider.ConfiguredProvider;
+import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.provider.WireAdapter;
+import dev.skillforge.server.provider.anthropic.AnthropicWire;
+import dev.skillforge.server.provider.gemini.GeminiWire;
+import dev.skillforge.server.provider.openai.OpenAiChatWire;
+import dev.skillforge.server.cache.CacheRule;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.provider.StreamingHttp;
-import dev.skillforge.server.provider.anthropic.AnthropicProvider;
-import dev.skillforge.server.provider.anthropic.AnthropicRequest;
-import dev.skillforge.server.provider.gemini.GeminiProvider;
-import dev.skillforge.server.provider.gemini.GeminiRequest;
-import dev.skillforge.server.provider.openai.ChatOptions;
-import dev.skillforge.server.provider.openai.OpenAiChatRequest;
-import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
-import dev.skillforge.server.provider.openai.OpenAiPresets;
 import dev.skillforge.server.provider.sim.DemoAgent;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 
+import java.util.List;
+
 /**
- * Builds the client of each configured provider: the one place that knows every provider adapter
- * (OpenAI-compatible presets with their options from {@link OpenAiPresets}, Gemini's and Anthropic's own
- * clients, and the simulation, started in-process on a loopback port and reached over real HTTP in
- * OpenAI's, Gemini's or Anthropic's format).
+ * Builds the client of each configured provider: the one place that knows every wire format's adapter
+ * ({@link #ADAPTERS}, one line each) and the simulation, started in-process on a loopback port and reached
+ * over real HTTP in OpenAI's, Gemini's or Anthropic's format.
  */
 public final class ProviderFactory {
+
+    /** Every wire format's adapter: adding a format is one line here (docs/providers.md). */
+    static final List<WireAdapter> ADAPTERS = List.of(new OpenAiChatWire(), new GeminiWire(), new AnthropicWire());
 
     private ProviderFactory() {
     }
@@ -47,66 +47,47 @@ public final class ProviderFactory {
         return new StreamingHttp.Timeouts(settings.providerTimeout(), settings.providerTimeout());
     }
 
-    public static GeminiRequest.Options geminiOptions(ProviderSpec spec) {
-        return new GeminiRequest.Options(spec.hasTool("google_search"), spec.hasTool("url_context"), spec.thoughts());
-    }
-
-    /** What a provider in Anthropic's format asks for, from its settings (the defaults where it has none). */
-    public static AnthropicRequest.Options anthropicOptions(ProviderSpec spec) {
-        AnthropicSettings settings = spec.anthropic() == null ? AnthropicSettings.DEFAULT : spec.anthropic();
-        return new AnthropicRequest.Options(settings.maxTokens(), settings.thinkingBudget(), spec.thoughts(), settings.hourLongCache(),
-                settings.explicitBreakpoints());
-    }
-
     /** Builds (and for the simulation, starts) the provider; close the result to stop what it started. */
     public static ConfiguredProvider create(ProviderSpec spec, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
-        return switch (spec.preset().wire()) {
-            case SIM -> simulated(spec, timeouts, retry);
-            case OPENAI_CHAT -> {
-                var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(spec.baseUrl(), spec.apiKey(),
-                        spec.model(), OpenAiPresets.sendsPromptCacheKey(spec.preset()), timeouts, retry, OpenAiPresets.chatOptions(spec)));
-                ChatOptions.ReasoningReplay replay = OpenAiPresets.chatOptions(spec).reasoningReplay();
-                yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
-                        call -> OpenAiChatRequest.messages(call, replay), () -> { }, spec.preset().id(), spec.keyPresent(),
-                        spec.contextWindow(), spec.prices(), Vision.OPENAI_CHAT.seeing(spec.vision()));
-            }
-            case GEMINI -> {
-                var client = new GeminiProvider(new GeminiProvider.Settings(spec.baseUrl(), spec.apiKey(), spec.model(),
-                        timeouts, retry, geminiOptions(spec)));
-                yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
-                        GeminiRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices(),
-                        Vision.GEMINI.seeing(spec.vision()));
-            }
-            case ANTHROPIC -> {
-                var client = new AnthropicProvider(new AnthropicProvider.Settings(spec.baseUrl(), spec.apiKey(), spec.model(),
-                        timeouts, retry, anthropicOptions(spec)));
-                yield new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false,
-                        AnthropicRequest::conversation, () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices(),
-                        Vision.ANTHROPIC.seeing(spec.vision()));
-            }
-        };
+        if (spec.preset().wire() == ProviderPreset.Wire.SIM) {
+            return simulated(spec, timeouts, retry);
+        }
+        WireAdapter wire = adapter(spec.preset().wire());
+        ModelProvider client = wire.client(new WireAdapter.Endpoint(spec.baseUrl(), spec.apiKey(), spec.model(), false), spec, timeouts, retry);
+        return new ConfiguredProvider(withKeyCheck(client, spec), spec.name(), spec.model(), false, wire.nextRequestMessages(spec, false),
+                () -> { }, spec.preset().id(), spec.keyPresent(), spec.contextWindow(), spec.prices(), wire.vision().seeing(spec.vision()));
+    }
+
+    /** The cache rule a simulated provider follows, by the format its client speaks; the strictest when unknown. */
+    static CacheRule simulatedCacheRule(ConfiguredProvider provider) {
+        return ADAPTERS.stream().filter(wire -> wire.made(provider.model())).findFirst()
+                .map(wire -> wire.simulatedCacheRule(provider.modelName())).orElse(CacheRule.OPENAI);
+    }
+
+    private static WireAdapter adapter(ProviderPreset.Wire format) {
+        return ADAPTERS.stream().filter(wire -> wire.wire() == format).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no adapter for the wire format " + format));
     }
 
     private static ConfiguredProvider simulated(ProviderSpec spec, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
         // The simulation refuses what the configured window cannot hold, as a real provider would.
         SimProviderServer sim = SimProviderServer.startOnLoopback(new DemoAgent(ConfiguredProvider.DEMO_CHUNK_DELAY),
                 SimProviderServer.Options.DEFAULT.withContextWindow(spec.contextWindow()));
+        WireAdapter wire;
+        String baseUrl;
         if (ProviderSpec.SIM_FORMAT_GEMINI.equals(spec.simFormat())) {
-            var client = new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), null, SimProviderServer.MODEL,
-                    timeouts, retry, GeminiRequest.Options.ALL));
-            return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, GeminiRequest::conversation, sim,
-                    spec.preset().id(), false, spec.contextWindow(), spec.prices(), Vision.GEMINI.seeing(spec.vision()));
+            wire = adapter(ProviderPreset.Wire.GEMINI);
+            baseUrl = sim.geminiBaseUrl();
+        } else if (ProviderSpec.SIM_FORMAT_ANTHROPIC.equals(spec.simFormat())) {
+            wire = adapter(ProviderPreset.Wire.ANTHROPIC);
+            baseUrl = sim.anthropicBaseUrl();
+        } else {
+            wire = adapter(ProviderPreset.Wire.OPENAI_CHAT);
+            baseUrl = sim.baseUrl();
         }
-        if (ProviderSpec.SIM_FORMAT_ANTHROPIC.equals(spec.simFormat())) {
-            var client = new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), null, SimProviderServer.MODEL,
-                    timeouts, retry, anthropicOptions(spec)));
-            return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, AnthropicRequest::conversation, sim,
-                    spec.preset().id(), false, spec.contextWindow(), spec.prices(), Vision.ANTHROPIC.seeing(spec.vision()));
-        }
-        var client = new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(
-                sim.baseUrl(), null, SimProviderServer.MODEL, true, timeouts, retry));
-        return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, OpenAiChatRequest::messages, sim,
-                spec.preset().id(), false, spec.contextWindow(), spec.prices(), Vision.OPENAI_CHAT.seeing(spec.vision()));
+        ModelProvider client = wire.client(new WireAdapter.Endpoint(baseUrl, null, SimProviderServer.MODEL, true), spec, timeouts, retry);
+        return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, wire.nextRequestMessages(spec, true), sim,
+                spec.preset().id(), false, spec.contextWindow(), spec.prices(), wire.vision().seeing(spec.vision()));
     }
 
     /** A hosted provider without its key fails each call at once, saying which variable to set, instead of asking for a 401. */

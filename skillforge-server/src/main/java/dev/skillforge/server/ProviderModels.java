@@ -17,8 +17,6 @@ import dev.skillforge.server.metrics.ServerMetrics;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.LoggedFailures;
 import dev.skillforge.server.provider.ProviderRegistry;
-import dev.skillforge.server.provider.anthropic.AnthropicProvider;
-import dev.skillforge.server.provider.gemini.GeminiProvider;
 import dev.skillforge.server.cache.CacheRule;
 import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.trace.Tracing;
@@ -152,14 +150,7 @@ final class ProviderModels implements ConversationModels {
 
     /** The cache rule a provider is known to follow: the simulation's (by its wire format and model); unknown for real providers. */
     static CacheRule cacheRule(ConfiguredProvider provider) {
-        if (!provider.simulated()) {
-            return null;
-        }
-        return switch (provider.model()) {
-            case GeminiProvider gemini -> CacheRule.forGeminiModel(provider.modelName());
-            case AnthropicProvider anthropic -> CacheRule.forAnthropicModel(provider.modelName());
-            default -> CacheRule.OPENAI;
-        };
+        return provider.simulated() ? ProviderFactory.simulatedCacheRule(provider) : null;
     }
 
     @Override
