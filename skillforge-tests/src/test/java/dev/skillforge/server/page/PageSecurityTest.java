@@ -317,7 +317,9 @@ class PageSecurityTest extends BrowserTest {
                     .append(part).append("), then plain words until the line is long enough to wrap. ".repeat(10)).append("\n\n");
         }
         String text = answer.toString();
-        start(new SimScript(inChunks(text, 300).withDelay(java.time.Duration.ofMillis(5))));
+        // 10 ms between chunks: over three seconds of streaming, so that a page on a loaded machine (CI's, where a render
+        // of the whole answer took 250 ms) still renders many times while it streams.
+        start(new SimScript(inChunks(text, 300).withDelay(java.time.Duration.ofMillis(10))));
         open("/");
         page.evaluate("""
                 async () => {
