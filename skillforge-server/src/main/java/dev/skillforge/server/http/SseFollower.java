@@ -142,6 +142,10 @@ final class SseFollower implements WriteListener {
                     out.flush();
                     continue;
                 }
+                // Whether it ended is read before the frames: the last event is in the log before it says so, so frames
+                // read after a "finished" hold it. Read the other way round, the last event could come in between and
+                // be left unsent (the run's call to pump() finds this thread writing and leaves it a note, too late).
+                boolean finished = log.finished();
                 List<RunEventLog.Frame> frames = log.framesAfter(last);
                 if (!frames.isEmpty()) {
                     for (RunEventLog.Frame frame : frames) {
@@ -149,7 +153,7 @@ final class SseFollower implements WriteListener {
                         last = frame.id();
                     }
                     batch.sendTo(out);
-                } else if (log.finished()) {
+                } else if (finished) {
                     end(true); // the connection was ready: everything written has left
                     return;
                 } else if (pingDue) {
