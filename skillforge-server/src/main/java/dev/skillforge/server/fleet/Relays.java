@@ -99,7 +99,9 @@ final class Relays implements AutoCloseable {
                 long last = request.afterId();
                 long quietSince = System.nanoTime();
                 while (relays.get(key) == this && !closed) {
-                    List<RunEventLog.Frame> frames = events.framesAfter(last, POLL);
+                    // Finished is read before the frames: a last event appended between the two reads would be left out.
+                    boolean finished = events.finished();
+                    List<RunEventLog.Frame> frames = finished ? events.framesAfter(last) : events.framesAfter(last, POLL);
                     if (!frames.isEmpty()) {
                         List<String> messages = new ArrayList<>();
                         for (RunEventLog.Frame frame : frames) {
@@ -108,7 +110,7 @@ final class Relays implements AutoCloseable {
                         }
                         send(messages);
                         quietSince = System.nanoTime();
-                    } else if (events.finished()) {
+                    } else if (finished) {
                         send(List.of(RelayMessages.word(request.stream(), RelayMessages.END)));
                         return;
                     } else if (System.nanoTime() - quietSince > PING.toNanos()) {

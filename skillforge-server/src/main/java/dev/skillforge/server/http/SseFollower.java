@@ -167,6 +167,9 @@ final class SseFollower implements WriteListener {
             }
         } catch (IOException | RuntimeException e) {
             end(false); // the client went away (or its connection failed): the run goes on without it
+        } catch (Error e) {
+            end(false); // out of memory, say: this follower is over, and stops being one, whatever the caller does next
+            throw e;
         }
     }
 

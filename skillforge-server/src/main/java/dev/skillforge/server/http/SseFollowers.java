@@ -2,6 +2,8 @@ package dev.skillforge.server.http;
 
 import dev.skillforge.server.run.RunEventLog;
 import io.javalin.http.Context;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class SseFollowers implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SseFollowers.class);
+
     private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(task -> {
         Thread thread = new Thread(task, "sse-pings");
         thread.setDaemon(true); // shared by every server in the process, never stopped
@@ -30,8 +34,18 @@ final class SseFollowers implements AutoCloseable {
     private final ScheduledFuture<?> pings;
 
     SseFollowers() {
-        pings = TIMER.scheduleWithFixedDelay(() -> live.forEach(SseFollower::tick),
-                SseWriter.PING_MILLIS, SseWriter.PING_MILLIS, TimeUnit.MILLISECONDS);
+        pings = TIMER.scheduleWithFixedDelay(this::tick, SseWriter.PING_MILLIS, SseWriter.PING_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** One follower's failure must not end the timer's task: a periodic task that throws is never run again. */
+    private void tick() {
+        for (SseFollower follower : live) {
+            try {
+                follower.tick();
+            } catch (RuntimeException | Error e) {
+                LOG.warn("a follower's ping failed", e);
+            }
+        }
     }
 
     /** {@link SseFollower#follow}: follows {@code log} after {@code afterId} on {@code ctx}'s response, without a thread. */
