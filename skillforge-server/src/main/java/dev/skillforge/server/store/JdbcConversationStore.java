@@ -189,10 +189,13 @@ public final class JdbcConversationStore implements ConversationStore {
         WriteValidation.requireStorable(batch);
         String what = batch.size() == 1 ? "apply 1 write" : "apply " + batch.size() + " writes";
         BatchApplier applier = transactions.write(what, connection -> {
-            try (BatchApplier batchApplier = new BatchApplier(connection)) {
+            BatchApplier batchApplier = new BatchApplier(connection);
+            try {
                 batchApplier.apply(batch);
-                batchApplier.failed = false;
                 return batchApplier;
+            } catch (SQLException | RuntimeException e) {
+                batchApplier.discardStatements(e);
+                throw e;
             }
         });
         applier.skipped.forEach((conversationId, count) -> LOG.warn(
@@ -208,11 +211,10 @@ public final class JdbcConversationStore implements ConversationStore {
      * physical connection from one batch to the next ({@link #prepared}); a batch that fails closes them, so that the
      * next one starts from new ones.
      */
-    private final class BatchApplier implements AutoCloseable {
+    private final class BatchApplier {
 
         private final Connection connection;
         private final Map<String, PreparedStatement> statements;
-        private boolean failed = true;
         /** Whether each conversation seen so far exists, as of this transaction. */
         private final Map<String, Boolean> exists = new HashMap<>();
         /** Writes skipped because their conversation does not exist, per conversation. */
@@ -238,27 +240,16 @@ public final class JdbcConversationStore implements ConversationStore {
             return statement;
         }
 
-        @Override
-        public void close() throws SQLException {
-            if (!failed) {
-                return;
-            }
-            SQLException failure = null;
+        /** Closes this connection's statements after a failed batch, so that the next batch prepares new ones. */
+        void discardStatements(Exception failure) {
             for (PreparedStatement statement : statements.values()) {
                 try {
                     statement.close();
                 } catch (SQLException e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
-                    }
+                    failure.addSuppressed(e);
                 }
             }
             statements.clear();
-            if (failure != null) {
-                throw failure;
-            }
         }
 
         void apply(List<Write> batch) throws SQLException {
