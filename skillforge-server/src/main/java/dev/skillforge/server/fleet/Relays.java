@@ -91,7 +91,7 @@ final class Relays implements AutoCloseable {
         /** Sends the run's events after the request's id, until its last ({@code none}: the follower had them all). */
         void run() {
             try {
-                if (events.finished() && events.framesAfter(request.afterId()).isEmpty()) {
+                if (events.read(request.afterId()).over()) {
                     send(List.of(RelayMessages.word(request.stream(), RelayMessages.NONE)));
                     return;
                 }
@@ -99,18 +99,16 @@ final class Relays implements AutoCloseable {
                 long last = request.afterId();
                 long quietSince = System.nanoTime();
                 while (relays.get(key) == this && !closed) {
-                    // Finished is read before the frames: a last event appended between the two reads would be left out.
-                    boolean finished = events.finished();
-                    List<RunEventLog.Frame> frames = finished ? events.framesAfter(last) : events.framesAfter(last, POLL);
-                    if (!frames.isEmpty()) {
+                    RunEventLog.Read read = events.read(last, POLL);
+                    if (!read.frames().isEmpty()) {
                         List<String> messages = new ArrayList<>();
-                        for (RunEventLog.Frame frame : frames) {
+                        for (RunEventLog.Frame frame : read.frames()) {
                             messages.addAll(RelayMessages.frame(request.stream(), frame.id(), wireForm.apply(frame.event())));
                             last = frame.id();
                         }
                         send(messages);
                         quietSince = System.nanoTime();
-                    } else if (finished) {
+                    } else if (read.finished()) {
                         send(List.of(RelayMessages.word(request.stream(), RelayMessages.END)));
                         return;
                     } else if (System.nanoTime() - quietSince > PING.toNanos()) {

@@ -337,7 +337,7 @@ public final class ConversationRoutes implements Door {
         }
         long after = lastEventId(ctx);
         RunEventLog log = run.get().events();
-        if (log.finished() && log.framesAfter(after).isEmpty()) {
+        if (log.read(after).over()) {
             ctx.status(204); // everything was seen: an EventSource must stop reconnecting
             return;
         }

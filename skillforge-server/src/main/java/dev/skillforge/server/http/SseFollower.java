@@ -7,7 +7,6 @@ import jakarta.servlet.WriteListener;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -142,18 +141,16 @@ final class SseFollower implements WriteListener {
                     out.flush();
                     continue;
                 }
-                // Whether it ended is read before the frames: the last event is in the log before it says so, so frames
-                // read after a "finished" hold it. Read the other way round, the last event could come in between and
-                // be left unsent (the run's call to pump() finds this thread writing and leaves it a note, too late).
-                boolean finished = log.finished();
-                List<RunEventLog.Frame> frames = log.framesAfter(last);
-                if (!frames.isEmpty()) {
-                    for (RunEventLog.Frame frame : frames) {
+                // The frames and whether the run finished, in one read: read apart, the last event could come in between
+                // and be left unsent (the run's call to pump() finds this thread writing and leaves it a note, too late).
+                RunEventLog.Read read = log.read(last);
+                if (!read.frames().isEmpty()) {
+                    for (RunEventLog.Frame frame : read.frames()) {
                         batch.add(frame.id(), frame.event());
                         last = frame.id();
                     }
                     batch.sendTo(out);
-                } else if (finished) {
+                } else if (read.finished()) {
                     end(true); // the connection was ready: everything written has left
                     return;
                 } else if (pingDue) {

@@ -85,18 +85,36 @@ public final class RunEventLog implements EventSink {
     }
 
     /**
+     * Frames read with whether the run had finished at that moment, under one lock: when it had, nothing comes after
+     * what was read and the frames after it (so a reader that sends {@code frames} and stops at an empty, finished
+     * read never misses the last event, as two reads, finished then frames or the other way round, could).
+     */
+    public record Read(List<Frame> frames, boolean finished) {
+
+        /** Nothing left to send, and nothing to come. */
+        public boolean over() {
+            return frames.isEmpty() && finished;
+        }
+    }
+
+    /**
      * The frames with an id above {@code afterId} (at most {@value #MAX_FRAMES_PER_READ}: read again for the rest);
      * when there are none yet and the run goes on, waits up to {@code wait} for one. An empty answer means nothing
      * new in that time.
      */
     public List<Frame> framesAfter(long afterId, Duration wait) throws InterruptedException {
+        return read(afterId, wait).frames();
+    }
+
+    /** {@link #framesAfter(long, Duration)} with whether the run had finished when they were read. */
+    public Read read(long afterId, Duration wait) throws InterruptedException {
         lock.lock();
         try {
             long nanos = wait.toNanos();
             while (true) {
                 List<Frame> newer = newerThan(afterId, MAX_FRAMES_PER_READ);
                 if (!newer.isEmpty() || finished || nanos <= 0) {
-                    return newer;
+                    return new Read(newer, finished);
                 }
                 nanos = changed.awaitNanos(nanos);
             }
@@ -105,21 +123,11 @@ public final class RunEventLog implements EventSink {
         }
     }
 
-    /** The frames with an id above {@code afterId} now (at most {@value #MAX_FRAMES_PER_READ}: read again for the rest). */
-    public List<Frame> framesAfter(long afterId) {
+    /** The frames with an id above {@code afterId} now, with whether the run had finished then. */
+    public Read read(long afterId) {
         lock.lock();
         try {
-            return newerThan(afterId, MAX_FRAMES_PER_READ);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** True once the last event ({@code done} or {@code error}) is in the log. */
-    public boolean finished() {
-        lock.lock();
-        try {
-            return finished;
+            return new Read(newerThan(afterId, MAX_FRAMES_PER_READ), finished);
         } finally {
             lock.unlock();
         }
