@@ -193,7 +193,7 @@ public final class Main {
                 .providers(ProviderFactory.registry(settings))
                 .start();
         ProviderRegistry providers = core.providers();
-        SkillForgeMcp mcp = new SkillForgeMcp(core.conversations(), core.skills(), providers.names(), providers.defaultName());
+        SkillForgeMcp mcp = new SkillForgeMcp(core.conversations(), core.turns(Optional.empty()), core.skills(), providers.names(), providers.defaultName());
         McpStdio stdio = McpStdio.start(mcp, System.in, protocol);
         log.info("{}", StartLine.mcp(providers.defaultProvider(), security, settings.dataDirectory(), core.database().database().description()));
         Thread.ofPlatform().daemon().name("stdin-end").start(() -> {

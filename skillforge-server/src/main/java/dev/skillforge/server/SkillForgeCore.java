@@ -9,7 +9,12 @@ import dev.skillforge.server.access.Spending;
 import dev.skillforge.server.access.Team;
 import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.conversation.ConversationModels;
-import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.Attachments;
+import dev.skillforge.server.conversation.ConversationHost;
+import dev.skillforge.server.conversation.Conversations;
+import dev.skillforge.server.conversation.Forks;
+import dev.skillforge.server.conversation.OtherInstances;
+import dev.skillforge.server.conversation.Turns;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.conversation.InstanceIdentity;
 import dev.skillforge.server.exec.CommandRouter;
@@ -58,7 +63,10 @@ public final class SkillForgeCore implements AutoCloseable {
     private final JdbcConversationStore database;
     private final ConversationStore store;
     private final StoreWriter writer;
-    private final ConversationService conversations;
+    private final ConversationHost conversationHost;
+    private final Conversations conversations;
+    private final Forks forks;
+    private final Attachments attachments;
     private final CommandStats commandStats;
     private final Workspaces workspaces;
     private final ServerMetrics metrics;
@@ -74,7 +82,7 @@ public final class SkillForgeCore implements AutoCloseable {
     private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
                            StoreWriter writer, InstanceIdentity identity, SkillStore skills, SkillLimits skillLimits, Workspaces workspaces,
                            CommandRouter commands, CommandStats commandStats, ServerMetrics metrics, ProviderModels models,
-                           Tracing tracing, ConversationService conversations, Optional<Team> team, Spending spending,
+                           Tracing tracing, ConversationHost conversationHost, Optional<Team> team, Spending spending,
                            SavedPreferences preferences) {
         this.providers = providers;
         this.database = database;
@@ -91,7 +99,10 @@ public final class SkillForgeCore implements AutoCloseable {
                 models.prices(new ConversationModels.Choice(providers.defaultName(), providers.defaultProvider().modelName())),
                 providers.defaultProvider().modelName(), providers.defaultProvider().vision());
         this.tracing = tracing;
-        this.conversations = conversations;
+        this.conversationHost = conversationHost;
+        this.conversations = new Conversations(conversationHost);
+        this.forks = new Forks(conversationHost);
+        this.attachments = new Attachments(conversationHost);
         this.team = team;
         this.spending = spending;
         this.preferences = preferences;
@@ -243,7 +254,7 @@ public final class SkillForgeCore implements AutoCloseable {
                         .orElseGet(() -> new Spending(people, clock, person -> OptionalLong.empty())); // one person: counted, no limit
                 SavedPreferences preferences = new SavedPreferences(new JdbcPreferencesStore(database.database()),
                         providers.listings().stream().map(ProviderRegistry.Listing::name).toList(), clock);
-                ConversationService conversations = opened.add(new ConversationService(store, writer,
+                ConversationHost conversations = opened.add(new ConversationHost(store, writer,
                         SystemPrompt.of(security.web().enabled()), models, new ConversationWorkspaces(commands, workspaces),
                         spending, preferences, identity.id(), timings, clock));
                 conversations.recover();
@@ -280,8 +291,27 @@ public final class SkillForgeCore implements AutoCloseable {
         return writer;
     }
 
-    public ConversationService conversations() {
+    /** The conversations this instance holds: their leases, recovery, draining. */
+    public ConversationHost conversationHost() {
+        return conversationHost;
+    }
+
+    /** People's conversations by id. */
+    public Conversations conversations() {
         return conversations;
+    }
+
+    /** The turns of people's conversations; {@code elsewhere}: the other instances of a fleet, empty for a server alone. */
+    public Turns turns(Optional<OtherInstances> elsewhere) {
+        return new Turns(conversationHost, elsewhere);
+    }
+
+    public Forks forks() {
+        return forks;
+    }
+
+    public Attachments attachments() {
+        return attachments;
     }
 
     /** What happened to the model's commands (run, refused, killed…). */
@@ -337,7 +367,7 @@ public final class SkillForgeCore implements AutoCloseable {
     /** Stops running turns (recorded as cancelled), flushes every write, then closes the store and the providers. */
     @Override
     public void close() {
-        conversations.close();
+        conversationHost.close();
         writer.close();
         database.close();
         providers.close();

@@ -5,7 +5,11 @@ import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.http.PeopleRoutes;
 import dev.skillforge.server.http.PreferenceRoutes;
-import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.ConversationHost;
+import dev.skillforge.server.conversation.Conversations;
+import dev.skillforge.server.conversation.Forks;
+import dev.skillforge.server.conversation.OtherInstances;
+import dev.skillforge.server.conversation.Turns;
 import dev.skillforge.server.conversation.ConversationTimings;
 import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.exec.CommandStats;
@@ -60,13 +64,15 @@ public final class SkillForgeServer implements AutoCloseable {
     private final SkillForgeMcp mcp;
     private final ConversationRoutes conversationRoutes;
     private final Optional<Fleet> fleet;
+    private final Turns turns;
     private final ApiServer api;
 
     private SkillForgeServer(SkillForgeCore core, SkillForgeMcp mcp, ConversationRoutes conversationRoutes, Optional<Fleet> fleet,
-                             ApiServer api) {
+                             Turns turns, ApiServer api) {
         this.core = core;
         this.mcp = mcp;
         this.fleet = fleet;
+        this.turns = turns;
         this.conversationRoutes = conversationRoutes;
         this.api = api;
     }
@@ -181,14 +187,17 @@ public final class SkillForgeServer implements AutoCloseable {
             Opened opened = new Opened();
             opened.add(started);
             try {
-                SkillForgeMcp mcp = opened.add(new SkillForgeMcp(started.conversations(), started.skills(),
-                        started.providers().names(), started.providers().defaultName()));
+                ConversationHost host = started.conversationHost();
                 Optional<Fleet> fleet = Notifications.on(started.database().database()).map(notifications -> opened.add(new Fleet(
-                        notifications, started.conversations()::localRun, started.conversations()::stopHere, EventJson::write)));
-                ConversationRoutes conversationRoutes = new ConversationRoutes(started.conversations(), fleet);
+                        notifications, host::localRun, host::stopHere, EventJson::write)));
+                Turns turns = started.turns(fleet.map(OtherInstances.class::cast));
+                SkillForgeMcp mcp = opened.add(new SkillForgeMcp(started.conversations(), turns, started.skills(),
+                        started.providers().names(), started.providers().defaultName()));
+                ConversationRoutes conversationRoutes = new ConversationRoutes(host, started.conversations(), turns, started.forks(),
+                        started.attachments());
                 ApiServer api = startApi(started, mcp, conversationRoutes, security);
                 opened.keep();
-                return new SkillForgeServer(started, mcp, conversationRoutes, fleet, api);
+                return new SkillForgeServer(started, mcp, conversationRoutes, fleet, turns, api);
             } catch (RuntimeException e) {
                 opened.closeAll(e);
                 throw e;
@@ -247,8 +256,23 @@ public final class SkillForgeServer implements AutoCloseable {
         return core.writer();
     }
 
-    public ConversationService conversations() {
+    /** People's conversations by id. */
+    public Conversations conversations() {
         return core.conversations();
+    }
+
+    /** The turns of people's conversations, here or on another instance of the fleet. */
+    public Turns turns() {
+        return turns;
+    }
+
+    /** The conversations this instance holds: their leases, recovery, draining. */
+    public ConversationHost conversationHost() {
+        return core.conversationHost();
+    }
+
+    public Forks forks() {
+        return core.forks();
     }
 
     /** What happened to the model's commands (run, refused, killed…). */
@@ -281,7 +305,7 @@ public final class SkillForgeServer implements AutoCloseable {
      */
     public boolean drain(Duration grace) throws InterruptedException {
         long deadline = System.nanoTime() + grace.toNanos();
-        boolean finished = conversations().drain(grace);
+        boolean finished = core.conversationHost().drain(grace);
         // The clients of the turns that just ended are sent their last event before the server closes.
         conversationRoutes.awaitStreams(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())).plus(LAST_EVENTS));
         return finished;

@@ -5,7 +5,10 @@ import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
-import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.ConversationHost;
+import dev.skillforge.server.conversation.Conversations;
+import dev.skillforge.server.conversation.Forks;
+import dev.skillforge.server.conversation.Turns;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.provider.ProviderRegistry;
@@ -92,7 +95,10 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
     public final LocalSkills skills;
     public final JdbcConversationStore database;
     public final StoreWriter writer;
-    public final ConversationService conversations;
+    public final Conversations conversations;
+    public final Turns turns;
+    public final Forks forks;
+    public final ConversationHost conversationHost;
     private boolean cacheBreaksExpected;
 
     public ServerHarness(Path dataDir, SimResponder responder) throws IOException {
@@ -193,6 +199,9 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
         database = server.database();
         writer = server.writer();
         conversations = server.conversations();
+        turns = server.turns();
+        forks = server.forks();
+        conversationHost = server.conversationHost();
     }
 
     private static List<SimProvider> defaultProviders(int contextWindow) {

@@ -3,7 +3,7 @@ package dev.skillforge.server.conversation;
 /**
  * The one size limit of a new user message, whichever door brings it: a conversation's
  * {@code /messages}, {@code /api/agent} with a {@code conversationId} or without one (its last
- * message), or any other caller of {@link ConversationService#startTurn}.
+ * message), or any other caller of {@link Turns#startTurn}.
  */
 public final class MessageLimit {
 

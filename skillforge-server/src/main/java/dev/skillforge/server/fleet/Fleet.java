@@ -1,6 +1,8 @@
 package dev.skillforge.server.fleet;
 
 import dev.skillforge.core.agent.AgentEvent;
+import dev.skillforge.server.conversation.OtherInstances;
+import dev.skillforge.server.conversation.RunElsewhere;
 import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.store.Notifications;
 import dev.skillforge.server.store.StoreException;
@@ -25,7 +27,7 @@ import java.util.function.Function;
  * which it hands out in memory to each of them ({@link FollowedRuns}). However many clients follow, an instance holds
  * that one session and its pool; a turn followed here is relayed once, whatever the number of its followers.
  */
-public final class Fleet implements AutoCloseable {
+public final class Fleet implements OtherInstances, AutoCloseable {
 
     static final String CHANNEL = "skillforge_fleet";
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -73,6 +75,7 @@ public final class Fleet implements AutoCloseable {
     }
 
     /** Asks the instance that runs a turn of {@code conversationId} to stop it. @throws StoreException when the database fails */
+    @Override
     public void requestStop(String conversationId) {
         notifications.publish(CHANNEL, "stop " + conversationId);
     }
@@ -84,7 +87,8 @@ public final class Fleet implements AutoCloseable {
      * @return the events, or empty when no instance answered within {@code answerWait}, or the follower had seen them all
      * @throws StoreException when the database fails
      */
-    public Optional<RemoteRun> follow(String conversationId, long afterId, Duration answerWait) {
+    @Override
+    public Optional<RunElsewhere> follow(String conversationId, long afterId, Duration answerWait) {
         return followed.follow(conversationId, afterId, answerWait);
     }
 

@@ -1,5 +1,6 @@
 package dev.skillforge.server.fleet;
 
+import dev.skillforge.server.conversation.RunElsewhere;
 import dev.skillforge.server.store.Notifications;
 import dev.skillforge.server.store.StoreException;
 import org.slf4j.Logger;
@@ -50,7 +51,7 @@ final class FollowedRuns {
      * @return the events, or empty when no instance answered within {@code answerWait}, or there was nothing after {@code afterId}
      * @throws StoreException when the request cannot be sent
      */
-    Optional<RemoteRun> follow(String conversationId, long afterId, Duration answerWait) {
+    Optional<RunElsewhere> follow(String conversationId, long afterId, Duration answerWait) {
         MirroredRun run;
         FollowRequest request = null;
         synchronized (this) {

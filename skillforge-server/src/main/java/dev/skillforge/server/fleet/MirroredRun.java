@@ -1,5 +1,6 @@
 package dev.skillforge.server.fleet;
 
+import dev.skillforge.server.conversation.RunElsewhere;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,7 +29,7 @@ final class MirroredRun {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final List<RemoteRun.Frame> frames = new ArrayList<>();
+    private final List<RunElsewhere.Frame> frames = new ArrayList<>();
     private RelayMessages.Assembly assembly = new RelayMessages.Assembly();
     /** Events after this id were asked for. */
     private long from;
@@ -226,12 +227,12 @@ final class MirroredRun {
      *
      * @return empty when nothing new came meanwhile; {@code null} once the run ended and nothing is left after {@code afterId}
      */
-    List<RemoteRun.Frame> framesAfter(long afterId, Duration wait) throws InterruptedException {
+    List<RunElsewhere.Frame> framesAfter(long afterId, Duration wait) throws InterruptedException {
         lock.lock();
         try {
             long nanos = wait.toNanos();
             while (true) {
-                List<RemoteRun.Frame> newer = newerThan(afterId);
+                List<RunElsewhere.Frame> newer = newerThan(afterId);
                 if (!newer.isEmpty()) {
                     return newer;
                 }
@@ -276,9 +277,9 @@ final class MirroredRun {
         changed.signalAll();
     }
 
-    private List<RemoteRun.Frame> newerThan(long afterId) {
+    private List<RunElsewhere.Frame> newerThan(long afterId) {
         // Ids increase along the list, each once.
-        int found = Collections.binarySearch(frames, new RemoteRun.Frame(afterId, ""), Comparator.comparingLong(RemoteRun.Frame::id));
+        int found = Collections.binarySearch(frames, new RunElsewhere.Frame(afterId, ""), Comparator.comparingLong(RunElsewhere.Frame::id));
         int first = found >= 0 ? found + 1 : -found - 1;
         return first == frames.size() ? List.of() : List.copyOf(frames.subList(first, frames.size()));
     }

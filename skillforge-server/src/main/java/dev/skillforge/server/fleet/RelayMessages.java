@@ -1,5 +1,6 @@
 package dev.skillforge.server.fleet;
 
+import dev.skillforge.server.conversation.RunElsewhere;
 import dev.skillforge.server.store.Notifications;
 
 import java.nio.charset.StandardCharsets;
@@ -93,7 +94,7 @@ final class RelayMessages {
          *
          * @return the event once its last part arrived; empty before that, or when the part is malformed
          */
-        Optional<RemoteRun.Frame> add(String body) {
+        Optional<RunElsewhere.Frame> add(String body) {
             int idEnd = body.indexOf(' ', FRAME.length());
             int partEnd = idEnd < 0 ? -1 : body.indexOf(' ', idEnd + 1);
             String[] part = partEnd < 0 ? new String[0] : body.substring(idEnd + 1, partEnd).split("/");
@@ -110,7 +111,7 @@ final class RelayMessages {
                 if (!part[0].equals(part[1])) {
                     return Optional.empty();
                 }
-                RemoteRun.Frame frame = new RemoteRun.Frame(id, partial.toString());
+                RunElsewhere.Frame frame = new RunElsewhere.Frame(id, partial.toString());
                 partial.setLength(0);
                 return Optional.of(frame);
             } catch (NumberFormatException e) {

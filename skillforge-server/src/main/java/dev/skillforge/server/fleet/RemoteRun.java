@@ -1,5 +1,6 @@
 package dev.skillforge.server.fleet;
 
+import dev.skillforge.server.conversation.RunElsewhere;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -10,11 +11,7 @@ import java.util.Optional;
  * the instance's one copy of that turn ({@link MirroredRun}), shared by every client here that follows it. Read by
  * one thread; {@link #close()} when done.
  */
-public final class RemoteRun implements AutoCloseable {
-
-    /** One event: its id (the SSE {@code id:}) and its JSON. */
-    public record Frame(long id, String json) {
-    }
+public final class RemoteRun implements RunElsewhere {
 
     private final MirroredRun run;
     private final Runnable leave;
@@ -32,6 +29,7 @@ public final class RemoteRun implements AutoCloseable {
      *
      * @return empty when the turn ended, or the other instance went silent for {@link MirroredRun#SILENCE}
      */
+    @Override
     public Optional<List<Frame>> next(Duration wait) {
         try {
             List<Frame> frames = run.framesAfter(last, wait);

@@ -7,11 +7,14 @@ import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationChanges;
 import dev.skillforge.server.conversation.ConversationException;
-import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.Attachments;
+import dev.skillforge.server.conversation.ConversationHost;
+import dev.skillforge.server.conversation.Conversations;
+import dev.skillforge.server.conversation.Forks;
+import dev.skillforge.server.conversation.RunElsewhere;
+import dev.skillforge.server.conversation.Turns;
 import dev.skillforge.server.conversation.ConversationSnapshot;
 import dev.skillforge.server.conversation.MarkdownExport;
-import dev.skillforge.server.fleet.Fleet;
-import dev.skillforge.server.fleet.RemoteRun;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.ImageFormat;
 import dev.skillforge.server.document.Documents;
@@ -25,11 +28,8 @@ import dev.skillforge.server.run.AgentRun;
 import dev.skillforge.server.run.RunEventLog;
 import dev.skillforge.server.search.SearchQuery;
 import dev.skillforge.server.store.ConversationRecord;
-import dev.skillforge.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -46,30 +46,29 @@ import java.util.Optional;
  */
 public final class ConversationRoutes implements Door {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ConversationRoutes.class);
     private static final int MAX_SMALL_BODY_BYTES = 64 * 1024;
-    /** How long a follower waits for the instance running a turn to answer (it is dead, or holds nothing, otherwise). */
-    private static final Duration REMOTE_ANSWER_WAIT = Duration.ofSeconds(2);
-    /** How long a stop waits for another instance to record the turn it stopped. */
-    private static final Duration REMOTE_STOP_WAIT = Duration.ofSeconds(10);
 
-    private final ConversationService conversations;
+    private final ConversationHost host;
+    private final Conversations conversations;
+    private final Turns turns;
+    private final Forks forks;
+    private final Attachments attachments;
     /** Event streams being sent now; a stopping server lets them end before it closes. */
     private final AtomicInteger streams = new AtomicInteger();
     /** The clients following this instance's runs (the stateless route's too). */
     private final SseFollowers followers = new SseFollowers();
 
-    /** Reaches the turns other instances run; absent on a database only one instance uses (SQLite). */
-    private final Optional<Fleet> fleet;
-
-    public ConversationRoutes(ConversationService conversations, Optional<Fleet> fleet) {
+    public ConversationRoutes(ConversationHost host, Conversations conversations, Turns turns, Forks forks, Attachments attachments) {
+        this.host = host;
         this.conversations = conversations;
-        this.fleet = fleet;
+        this.turns = turns;
+        this.forks = forks;
+        this.attachments = attachments;
     }
 
     /** Whether this instance takes new turns ({@code /readyz}). */
     public boolean ready() {
-        return !conversations.isDraining();
+        return !host.isDraining();
     }
 
     /**
@@ -114,14 +113,14 @@ public final class ConversationRoutes implements Door {
         });
         config.routes.post("/api/conversations/{id}/messages", this::message);
         config.routes.get("/api/conversations/{id}/events", this::events);
-        config.routes.post("/api/conversations/{id}/stop", ctx -> json(ctx, 200, Json.object().put("stopped", stop(Callers.of(ctx), ctx.pathParam("id")))));
+        config.routes.post("/api/conversations/{id}/stop", ctx -> json(ctx, 200, Json.object().put("stopped", turns.stop(Callers.of(ctx), ctx.pathParam("id")))));
         config.routes.get("/api/conversations/{id}/export", this::export);
         config.routes.get("/api/conversations/{id}/attachments/{sha256}", this::download);
         config.routes.get("/api/conversations/{id}/attachments/{sha256}/text", ctx -> ctx.status(200)
-                .contentType("text/plain; charset=utf-8").result(conversations.attachmentText(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"))));
+                .contentType("text/plain; charset=utf-8").result(attachments.attachmentText(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"))));
         config.routes.post("/api/conversations/{id}/fork", this::fork);
         config.routes.post("/api/conversations/{id}/select", ctx -> json(ctx, 200,
-                summary(conversations.select(Callers.of(ctx), ctx.pathParam("id")), conversations.isRunning(ctx.pathParam("id")))));
+                summary(conversations.select(Callers.of(ctx), ctx.pathParam("id")), turns.isRunning(ctx.pathParam("id")))));
         config.routes.get("/api/conversations/{id}/workspace", this::workspace);
         config.routes.delete("/api/conversations/{id}/workspace", ctx -> {
             conversations.clearWorkspace(Callers.of(ctx), ctx.pathParam("id"));
@@ -168,7 +167,7 @@ public final class ConversationRoutes implements Door {
         List<ConversationRecord> page = conversations.list(caller, limit, offset);
         ObjectNode body = Json.object();
         ArrayNode items = body.putArray("conversations");
-        page.forEach(record -> items.add(summary(record, conversations.isRunning(record.id()))));
+        page.forEach(record -> items.add(summary(record, turns.isRunning(record.id()))));
         body.put("total", conversations.count(caller)).put("limit", limit).put("offset", offset);
         json(ctx, 200, body);
     }
@@ -207,9 +206,9 @@ public final class ConversationRoutes implements Door {
         int limit = intParam(ctx, "limit", 20, 1, 100);
         ObjectNode body = Json.object();
         ArrayNode items = body.putArray("conversations");
-        List<ConversationService.SearchResult> results = query == null ? List.of() : conversations.search(Callers.of(ctx), query, limit);
-        for (ConversationService.SearchResult found : results) {
-            items.add(SearchJson.where(summary(found.record(), conversations.isRunning(found.record().id())), found));
+        List<Conversations.SearchResult> results = query == null ? List.of() : conversations.search(Callers.of(ctx), query, limit);
+        for (Conversations.SearchResult found : results) {
+            items.add(SearchJson.where(summary(found.record(), turns.isRunning(found.record().id())), found));
         }
         body.put("q", text).put("limit", limit);
         json(ctx, 200, body);
@@ -222,7 +221,7 @@ public final class ConversationRoutes implements Door {
         if (before == null || !before.canConvertToInt() || !before.isIntegralNumber()) {
             throw ApiException.badRequest("invalid_request", "'beforeTurn' must be a turn number: send {\"beforeTurn\": N}");
         }
-        json(ctx, 201, summary(conversations.fork(Callers.of(ctx), ctx.pathParam("id"), before.asInt()), false));
+        json(ctx, 201, summary(forks.fork(Callers.of(ctx), ctx.pathParam("id"), before.asInt()), false));
     }
 
     private void rename(Context ctx) throws Exception {
@@ -230,7 +229,7 @@ public final class ConversationRoutes implements Door {
         if (!body.has("title")) {
             throw ApiException.badRequest("invalid_request", "'title' is missing: send {\"title\":\"…\"}");
         }
-        json(ctx, 200, summary(conversations.rename(Callers.of(ctx), ctx.pathParam("id"), stringField(body, "title")), conversations.isRunning(ctx.pathParam("id"))));
+        json(ctx, 200, summary(conversations.rename(Callers.of(ctx), ctx.pathParam("id"), stringField(body, "title")), turns.isRunning(ctx.pathParam("id"))));
     }
 
     /** A new message as JSON ({@code content}, {@code attachments}) or as {@code multipart/form-data} (the page's file picker). */
@@ -268,7 +267,7 @@ public final class ConversationRoutes implements Door {
         // Counted before the turn starts: a drain beginning now either sees this stream or refuses the turn.
         streams.incrementAndGet();
         try {
-            AgentRun run = conversations.startTurn(Callers.of(ctx), id, content, documents);
+            AgentRun run = turns.startTurn(Callers.of(ctx), id, content, documents);
             counted(follow(ctx, run.events(), 0));
         } catch (RuntimeException e) {
             streams.decrementAndGet();
@@ -281,28 +280,12 @@ public final class ConversationRoutes implements Door {
         followed.whenComplete((toTheEnd, failure) -> streams.decrementAndGet());
     }
 
-    /** Stops the turn here, or asks the instance that runs it; once that one has stopped it, answers {@code true}. */
-    private boolean stop(Caller caller, String id) throws InterruptedException {
-        if (conversations.stop(caller, id)) {
-            return true;
-        }
-        if (fleet.isEmpty() || !conversations.runningElsewhere(id)) {
-            return false;
-        }
-        try {
-            fleet.get().requestStop(id);
-        } catch (StoreException e) {
-            throw fleetUnavailable(e);
-        }
-        return conversations.awaitNotRunningElsewhere(id, REMOTE_STOP_WAIT);
-    }
-
     /**
      * An attached file as it was uploaded. Always a download ({@code Content-Disposition: attachment}), and a
      * type a browser will not run (an attached page or SVG comes back as text): files are the user's, not the server's.
      */
     private void download(Context ctx) {
-        ConversationService.AttachmentDownload file = conversations.attachment(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"));
+        Attachments.AttachmentDownload file = attachments.attachment(Callers.of(ctx), ctx.pathParam("id"), ctx.pathParam("sha256"));
         // A PDF or an image (its bytes were checked to be what its type says) as itself, anything else as text: never a page.
         String type = file.mediaType().equals("application/pdf") || ImageFormat.ofMediaType(file.mediaType()).isPresent()
                 ? file.mediaType() : "text/plain; charset=utf-8";
@@ -313,43 +296,24 @@ public final class ConversationRoutes implements Door {
     }
 
     private void events(Context ctx) throws Exception {
-        Optional<AgentRun> run = conversations.currentOrLastRun(Callers.of(ctx), ctx.pathParam("id"));
-        if (run.isEmpty() && fleet.isPresent() && conversations.runningElsewhere(ctx.pathParam("id"))) {
-            Optional<RemoteRun> remote;
-            try {
-                remote = fleet.get().follow(ctx.pathParam("id"), lastEventId(ctx), REMOTE_ANSWER_WAIT);
-            } catch (StoreException e) {
-                throw fleetUnavailable(e);
-            }
-            if (remote.isPresent()) {
+        long after = lastEventId(ctx);
+        switch (turns.follow(Callers.of(ctx), ctx.pathParam("id"), after)) {
+            case Turns.Followed.Elsewhere(RunElsewhere elsewhere) -> {
                 streams.incrementAndGet();
-                try (RemoteRun elsewhere = remote.get()) {
+                try (elsewhere) {
                     new SseWriter(ctx.res()).follow(elsewhere);
                 } finally {
                     streams.decrementAndGet();
                 }
-                return;
             }
+            case Turns.Followed.Here(RunEventLog log) when !log.read(after).over() -> {
+                streams.incrementAndGet();
+                counted(follow(ctx, log, after));
+            }
+            // nothing to follow, or everything was seen: EventSource clients stop reconnecting on 204
+            case Turns.Followed.Here here -> ctx.status(204);
+            case Turns.Followed.Nothing nothing -> ctx.status(204);
         }
-        if (run.isEmpty()) {
-            ctx.status(204); // nothing to follow: EventSource clients stop reconnecting on 204
-            return;
-        }
-        long after = lastEventId(ctx);
-        RunEventLog log = run.get().events();
-        if (log.read(after).over()) {
-            ctx.status(204); // everything was seen: an EventSource must stop reconnecting
-            return;
-        }
-        streams.incrementAndGet();
-        counted(follow(ctx, log, after));
-    }
-
-    /** The database, through which the instances reach each other, failed: logged with its reason, answered without it. */
-    private static ConversationException fleetUnavailable(StoreException cause) {
-        LOG.warn("fleet: the other instances cannot be reached: {}", cause.getMessage());
-        return new ConversationException(ConversationException.Kind.UNAVAILABLE,
-                "The server instance running this turn cannot be reached right now; try again shortly");
     }
 
     private void export(Context ctx) {

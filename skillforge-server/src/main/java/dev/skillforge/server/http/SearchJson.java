@@ -2,7 +2,7 @@ package dev.skillforge.server.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.Conversations;
 import dev.skillforge.server.search.Highlight;
 import dev.skillforge.server.search.Snippet;
 
@@ -19,7 +19,7 @@ final class SearchJson {
     }
 
     /** {@code summary} with where {@code found} matched. */
-    static ObjectNode where(ObjectNode summary, ConversationService.SearchResult found) {
+    static ObjectNode where(ObjectNode summary, Conversations.SearchResult found) {
         highlights(summary.putArray("titleMatches"), found.titleMatches());
         ArrayNode snippets = summary.putArray("snippets");
         for (Snippet snippet : found.snippets()) {

@@ -2,7 +2,7 @@ package dev.skillforge.server.http;
 
 import dev.skillforge.server.conversation.ConversationChanges;
 import dev.skillforge.server.json.Json;
-import dev.skillforge.server.fleet.RemoteRun;
+import dev.skillforge.server.conversation.RunElsewhere;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
@@ -53,13 +53,13 @@ final class SseWriter {
      *
      * @return true when the turn's events ended, false when the client went away
      */
-    public boolean follow(RemoteRun run) {
+    public boolean follow(RunElsewhere run) {
         while (true) {
-            Optional<List<RemoteRun.Frame>> frames = run.next(Duration.ofMillis(PING_MILLIS));
+            Optional<List<RunElsewhere.Frame>> frames = run.next(Duration.ofMillis(PING_MILLIS));
             if (frames.isEmpty()) {
                 return true;
             }
-            for (RemoteRun.Frame frame : frames.get()) {
+            for (RunElsewhere.Frame frame : frames.get()) {
                 batch.add(frame.id(), frame.json());
             }
             if (!(frames.get().isEmpty() ? write(PING) : send(batch::sendTo))) {

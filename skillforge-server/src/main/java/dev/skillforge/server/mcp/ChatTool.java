@@ -4,7 +4,8 @@ import dev.skillforge.core.agent.AgentEvent;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.server.conversation.ConversationException;
-import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.Conversations;
+import dev.skillforge.server.conversation.Turns;
 import dev.skillforge.server.document.AttachedDocument;
 import dev.skillforge.server.document.DocumentException;
 import dev.skillforge.server.document.Documents;
@@ -24,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
  * {@code chat}: one SkillForge turn on a stored conversation, the seeds' {@code continuation_id}
  * door. Without a {@code continuation_id} it starts a conversation (on {@code provider}, or the
  * default), as {@code POST /api/conversations} does; with one it continues that conversation, as
- * {@code POST /api/conversations/{id}/messages} does: the same {@link ConversationService}, so the
+ * {@code POST /api/conversations/{id}/messages} does: the same {@link Conversations} and {@link Turns}, so the
  * same store, history, lease and prompt-cache invariant as the page and the HTTP API. The call
  * returns when the turn has ended; the turn belongs to the server and is stored even if the client
  * goes away. A cancellation of the call stops the turn as {@code POST …/stop} does.
@@ -56,15 +57,17 @@ final class ChatTool implements McpTool {
                    "cached_tokens": {"type": "integer", "description": "Input tokens served from the provider's prompt cache"}}}},
              "required": ["answer", "continuation_id", "provider", "model", "stop_reason", "iterations", "commands", "usage"]}""";
 
-    private final ConversationService conversations;
+    private final Conversations conversations;
+    private final Turns turns;
     private final McpSchema.Tool definition;
 
     /**
      * @param providers       the configured providers' names, for the tool's description
      * @param defaultProvider the one new conversations use when the call names none
      */
-    ChatTool(ConversationService conversations, List<String> providers, String defaultProvider) {
+    ChatTool(Conversations conversations, Turns turns, List<String> providers, String defaultProvider) {
         this.conversations = conversations;
+        this.turns = turns;
         String input = """
                 {"type": "object",
                  "properties": {
@@ -118,11 +121,11 @@ final class ChatTool implements McpTool {
             AgentRun run;
             try {
                 if (continuationId == null) {
-                    conversations.requireAccepted(provider, documents); // a refused file leaves no conversation behind
+                    turns.requireAccepted(provider, documents); // a refused file leaves no conversation behind
                 }
                 conversation = continuationId == null ? conversations.create(call.caller(), null, provider, null)
                         : continued(call.caller(), continuationId, provider);
-                run = conversations.startTurn(call.caller(), conversation.id(), prompt, documents);
+                run = turns.startTurn(call.caller(), conversation.id(), prompt, documents);
             } catch (ConversationException e) {
                 throw new ToolError(explain(e, continuationId));
             } catch (DocumentException e) {

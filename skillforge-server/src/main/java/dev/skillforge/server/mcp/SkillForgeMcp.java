@@ -1,6 +1,7 @@
 package dev.skillforge.server.mcp;
 
-import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.Conversations;
+import dev.skillforge.server.conversation.Turns;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.skill.SkillAccess;
 import dev.skillforge.server.skill.SkillStore;
@@ -75,9 +76,9 @@ public final class SkillForgeMcp implements AutoCloseable {
      * @param providers       the configured providers' names (for {@code chat}'s description)
      * @param defaultProvider the provider a new conversation uses when {@code chat} names none
      */
-    public SkillForgeMcp(ConversationService conversations, SkillStore skills, List<String> providers, String defaultProvider) {
+    public SkillForgeMcp(Conversations conversations, Turns turns, SkillStore skills, List<String> providers, String defaultProvider) {
         List<McpTool> all = new ArrayList<>();
-        all.add(new ChatTool(conversations, providers, defaultProvider));
+        all.add(new ChatTool(conversations, turns, providers, defaultProvider));
         all.addAll(SkillTools.over(skills));
         all.forEach(tool -> tools.put(tool.name(), tool));
         this.definitions = all.stream().map(McpTool::definition).toList();

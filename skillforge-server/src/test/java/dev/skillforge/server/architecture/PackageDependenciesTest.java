@@ -2,7 +2,7 @@ package dev.skillforge.server.architecture;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import dev.skillforge.core.agent.AgentLoop;
-import dev.skillforge.server.conversation.ConversationService;
+import dev.skillforge.server.conversation.ConversationHost;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,7 +37,7 @@ class PackageDependenciesTest {
         // The compiled main classes of the core and the server (the tests run in the server module's folder).
         main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPaths(Path.of("target/classes"), Path.of("../skillforge-core/target/classes"));
-        assertThat(main.contain(ConversationService.class) && main.contain(AgentLoop.class)).as("the main classes were found").isTrue();
+        assertThat(main.contain(ConversationHost.class) && main.contain(AgentLoop.class)).as("the main classes were found").isTrue();
     }
 
     /**

@@ -255,7 +255,7 @@ class CacheFidelityTest {
     private static void handOver(ServerHarness server, String id) throws Exception {
         server.database.acquireLease(id, "another-instance", System.currentTimeMillis(), 15_000);
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (server.database.leasesHeldBy(server.conversations.instanceId()).contains(id)) {
+        while (server.database.leasesHeldBy(server.conversationHost.instanceId()).contains(id)) {
             assertThat(System.nanoTime()).as("the conversation is handed over").isLessThan(deadline);
             Thread.sleep(20);
         }

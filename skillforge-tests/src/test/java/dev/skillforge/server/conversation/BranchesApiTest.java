@@ -138,7 +138,7 @@ class BranchesApiTest {
             Caller bob = new Caller("bob", false);
 
             for (Runnable call : List.<Runnable>of(() -> server.conversations.snapshotJson(bob, branch),
-                    () -> server.conversations.select(bob, branch), () -> server.conversations.fork(bob, branch, 0),
+                    () -> server.conversations.select(bob, branch), () -> server.forks.fork(bob, branch, 0),
                     () -> server.conversations.rename(bob, branch, "mine"), () -> server.conversations.delete(bob, branch))) {
                 assertThatThrownBy(call::run).isInstanceOfSatisfying(ConversationException.class,
                         e -> assertThat(e.kind()).isEqualTo(ConversationException.Kind.NOT_FOUND));

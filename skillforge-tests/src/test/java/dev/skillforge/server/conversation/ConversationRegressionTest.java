@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -117,14 +118,15 @@ class ConversationRegressionTest {
         AgentLoop loop = new AgentLoop(instant, TurnLimits.DEFAULT);
         try (JdbcConversationStore store = JdbcConversationStore.open(null, null, null, data);
              StoreWriter writer = new StoreWriter(store);
-             ConversationService service = new ConversationService(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()),
+             ConversationHost host = new ConversationHost(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()),
                      new NoWorkspaces())) {
-            String id = service.create(Caller.LOCAL, "t").id();
+            Turns turns = new Turns(host, Optional.empty());
+            String id = new Conversations(host).create(Caller.LOCAL, "t").id();
             int busy = 0;
             for (int i = 0; i < 2000; i++) {
                 AgentRun run;
                 try {
-                    run = service.startTurn(Caller.LOCAL, id, "m" + i);
+                    run = turns.startTurn(Caller.LOCAL, id, "m" + i);
                 } catch (ConversationException e) {
                     busy++;
                     Thread.sleep(5);

@@ -6,6 +6,7 @@ import dev.skillforge.core.agent.AgentLoop;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.ModelReply;
 import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.core.agent.StopReason;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.core.agent.Usage;
 import ch.qos.logback.classic.Logger;
@@ -31,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,7 +43,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * The life of a hot conversation on an injected clock: idle eviction after ten minutes, the cap of
  * 1,000 conversations in memory, and lease expiry between two instances, none of it waiting for real
- * time. The services here run no background maintenance: each test calls {@code maintain()} itself.
+ * time; and how an instance's turns reach a turn another instance runs. The hosts here run no background maintenance:
+ * each test calls {@code maintain()} itself.
  */
 class HotConversationLifecycleTest {
 
@@ -75,15 +78,42 @@ class HotConversationLifecycleTest {
         store.close();
     }
 
-    private ConversationService instance(String owner, ModelProvider provider) {
-        AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
-        ConversationService service = new ConversationService(store, writer, "sys",
-                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, owner, TIMINGS, clock);
-        opened.add(service);
-        return service;
+    /** One instance's conversations, as its doors use them. */
+    private record Instance(ConversationHost host, Conversations conversations, Turns turns) {
+        Instance(ConversationHost host) {
+            this(host, new Conversations(host), new Turns(host, Optional.empty()));
+        }
+
+        /** The same conversations, with turns that reach {@code others} for those held elsewhere. */
+        Instance reaching(OtherInstances others) {
+            return new Instance(host, conversations, new Turns(host, Optional.of(others)));
+        }
     }
 
-    private ConversationService instance(String owner) {
+    /** Other instances that are only {@code holder}: a stop asked of them stops its turn; nothing is followed. */
+    private record OnlyInstance(Instance holder, List<String> asked) implements OtherInstances {
+        @Override
+        public void requestStop(String conversationId) {
+            asked.add("stop " + conversationId);
+            holder.host().stopHere(conversationId);
+        }
+
+        @Override
+        public Optional<RunElsewhere> follow(String conversationId, long afterId, Duration answerWait) {
+            asked.add("follow " + conversationId + " after " + afterId);
+            return Optional.empty();
+        }
+    }
+
+    private Instance instance(String owner, ModelProvider provider) {
+        AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
+        ConversationHost host = new ConversationHost(store, writer, "sys",
+                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, owner, TIMINGS, clock);
+        opened.add(host);
+        return new Instance(host);
+    }
+
+    private Instance instance(String owner) {
         return instance(owner, (call, listener, cancellation) -> {
             listener.onText("ok");
             return new ModelReply(null, Usage.UNKNOWN);
@@ -103,79 +133,79 @@ class HotConversationLifecycleTest {
         };
     }
 
-    private static void turn(ConversationService service, String id) throws InterruptedException {
-        AgentRun run = service.startTurn(Caller.LOCAL, id, "hello");
+    private static void turn(Instance service, String id) throws InterruptedException {
+        AgentRun run = service.turns().startTurn(Caller.LOCAL, id, "hello");
         assertThat(run.events().awaitFinished(Duration.ofSeconds(10))).isTrue();
         assertThat(run.awaitEnd(Duration.ofSeconds(10))).isTrue();
     }
 
     @Test
     void anIdleConversationLeavesMemoryAfterTenMinutesAndGivesItsLeaseBack() throws Exception {
-        ConversationService a = instance("instance-a");
-        String id = a.create(Caller.LOCAL, "t").id();
+        Instance a = instance("instance-a");
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
         turn(a, id);
 
         clock.advance(Duration.ofMinutes(10));
-        a.maintain();
-        assertThat(a.hotCount()).as("exactly ten minutes idle: still held").isEqualTo(1);
+        a.host().maintain();
+        assertThat(a.host().hotCount()).as("exactly ten minutes idle: still held").isEqualTo(1);
         assertThat(store.leasesHeldBy("instance-a")).contains(id);
 
         clock.advance(Duration.ofMillis(1));
-        a.maintain();
-        assertThat(a.hotCount()).isZero();
+        a.host().maintain();
+        assertThat(a.host().hotCount()).isZero();
         assertThat(store.leasesHeldBy("instance-a")).doesNotContain(id);
 
         // Its lease is free: another instance takes the conversation at once, with its whole history.
-        ConversationService b = instance("instance-b");
+        Instance b = instance("instance-b");
         turn(b, id);
-        assertThat(b.snapshot(Caller.LOCAL, id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
+        assertThat(b.conversations().snapshot(Caller.LOCAL, id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
     }
 
     @Test
     void aConversationWithARunningTurnIsNeverEvicted() throws Exception {
-        ConversationService a = instance("instance-a", blocking());
-        String id = a.create(Caller.LOCAL, "t").id();
-        AgentRun run = a.startTurn(Caller.LOCAL, id, "hello");
+        Instance a = instance("instance-a", blocking());
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
+        AgentRun run = a.turns().startTurn(Caller.LOCAL, id, "hello");
 
         clock.advance(Duration.ofHours(1));
-        a.maintain();
-        assertThat(a.hotCount()).isEqualTo(1);
-        assertThat(a.isRunning(id)).isTrue();
+        a.host().maintain();
+        assertThat(a.host().hotCount()).isEqualTo(1);
+        assertThat(a.turns().isRunning(id)).isTrue();
 
         answer.countDown();
         assertThat(run.awaitEnd(Duration.ofSeconds(10))).isTrue();
         clock.advance(Duration.ofMinutes(10).plusMillis(1));
-        a.maintain();
-        assertThat(a.hotCount()).isZero();
+        a.host().maintain();
+        assertThat(a.host().hotCount()).isZero();
     }
 
     @Test
     void pastOneThousandConversationsTheLeastRecentlyUsedLeave() throws Exception {
-        ConversationService a = instance("instance-a");
+        Instance a = instance("instance-a");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 1002; i++) {
-            ids.add(a.create(Caller.LOCAL, "c" + i).id());
+            ids.add(a.conversations().create(Caller.LOCAL, "c" + i).id());
             clock.advance(Duration.ofMillis(1));
         }
         turn(a, ids.getFirst()); // the oldest is used again: now the most recent
-        a.maintain();
+        a.host().maintain();
 
-        assertThat(a.hotCount()).isEqualTo(1000);
+        assertThat(a.host().hotCount()).isEqualTo(1000);
         assertThat(store.leasesHeldBy("instance-a")).hasSize(1000).contains(ids.getFirst(), ids.getLast())
                 .doesNotContain(ids.get(1), ids.get(2));
         // What left memory is still there, loaded again on use.
         turn(a, ids.get(1));
-        assertThat(a.snapshot(Caller.LOCAL, ids.get(1)).entries()).hasSize(2);
+        assertThat(a.conversations().snapshot(Caller.LOCAL, ids.get(1)).entries()).hasSize(2);
     }
 
     @Test
     void aLeaseExpiresWhenItsHolderStopsRenewingAndTheStaleCopyIsDropped() throws Exception {
-        ConversationService a = instance("instance-a");
-        ConversationService b = instance("instance-b");
-        String id = a.create(Caller.LOCAL, "t").id();
+        Instance a = instance("instance-a");
+        Instance b = instance("instance-b");
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
         turn(a, id);
 
-        assertThatThrownBy(() -> b.startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class)
+        assertThatThrownBy(() -> b.turns().startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class)
                 .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
 
         // A stops renewing (paused, partitioned): once its lease has run out, B takes the conversation.
@@ -184,36 +214,70 @@ class HotConversationLifecycleTest {
         assertThat(store.leasesHeldBy("instance-b")).contains(id);
 
         // A comes back: its renewal finds the lease gone, so its copy is dropped and never runs another turn.
-        a.maintain();
-        assertThat(a.hotCount()).isZero();
-        assertThatThrownBy(() -> a.startTurn(Caller.LOCAL, id, "stale")).isInstanceOf(ConversationException.class)
+        a.host().maintain();
+        assertThat(a.host().hotCount()).isZero();
+        assertThatThrownBy(() -> a.turns().startTurn(Caller.LOCAL, id, "stale")).isInstanceOf(ConversationException.class)
                 .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
-        assertThat(b.snapshot(Caller.LOCAL, id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
+        assertThat(b.conversations().snapshot(Caller.LOCAL, id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
     }
 
     @Test
     void aLeaseKeptAliveByRenewalNeverExpires() throws Exception {
-        ConversationService a = instance("instance-a");
-        ConversationService b = instance("instance-b");
-        String id = a.create(Caller.LOCAL, "t").id();
+        Instance a = instance("instance-a");
+        Instance b = instance("instance-b");
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
         for (int i = 0; i < 10; i++) {
             clock.advance(TIMINGS.leaseTtl().dividedBy(2));
-            a.maintain();
+            a.host().maintain();
         }
-        assertThatThrownBy(() -> b.startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class)
+        assertThatThrownBy(() -> b.turns().startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class)
                 .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
         // B's request asks A to hand it over; A does so on its next round, as it is idle.
-        a.maintain();
-        assertThat(a.hotCount()).isZero();
+        a.host().maintain();
+        assertThat(a.host().hotCount()).isZero();
         turn(b, id);
     }
 
     @Test
+    void theTurnsOfAnInstanceStopAndFollowATurnAnotherInstanceRunsThroughItsOtherInstancesAndOnlyThen() throws Exception {
+        Instance a = instance("instance-a", (call, listener, cancellation) -> {
+            CountDownLatch stopped = new CountDownLatch(1);
+            try (AutoCloseable onStop = cancellation.onCancel(stopped::countDown)) {
+                stopped.await(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new ProviderException("interrupted", "interrupted");
+            }
+            return new ModelReply(null, Usage.UNKNOWN);
+        });
+        List<String> asked = new ArrayList<>();
+        Instance b = instance("instance-b").reaching(new OnlyInstance(a, asked));
+        String idle = a.conversations().create(Caller.LOCAL, "idle").id();
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
+        AgentRun running = a.turns().startTurn(Caller.LOCAL, id, "hello from A");
+        assertThat(writer.flush(Duration.ofSeconds(5))).isTrue(); // the turn is recorded running
+
+        assertThat(b.turns().stop(Caller.LOCAL, idle)).as("no turn runs anywhere: nobody is asked").isFalse();
+        assertThat(b.turns().follow(Caller.LOCAL, idle, 0)).isInstanceOf(Turns.Followed.Nothing.class);
+        assertThat(asked).isEmpty();
+        assertThatThrownBy(() -> b.turns().stop(new Caller("someone-else", false), id)).as("another person's: unknown")
+                .isInstanceOfSatisfying(ConversationException.class, e -> assertThat(e.kind()).isEqualTo(ConversationException.Kind.NOT_FOUND));
+
+        assertThat(b.turns().follow(Caller.LOCAL, id, 7)).as("the other instance answered for nothing")
+                .isInstanceOf(Turns.Followed.Nothing.class);
+        assertThat(b.turns().stop(Caller.LOCAL, id)).as("stopped on A, as B's store shows").isTrue();
+        assertThat(asked).containsExactly("follow " + id + " after 7", "stop " + id);
+        assertThat(running.awaitEnd(Duration.ofSeconds(10))).isTrue();
+        assertThat(running.events().frames().getLast().event()).isInstanceOfSatisfying(AgentEvent.Done.class,
+                done -> assertThat(done.stopReason()).isEqualTo(StopReason.CANCELLED));
+        assertThat(a.turns().follow(Caller.LOCAL, id, 0)).as("on A the run is its own").isInstanceOf(Turns.Followed.Here.class);
+    }
+
+    @Test
     void aTurnThatOutlivesItsLeaseWhileAnotherInstanceTakesOverEndsWithAnErrorAndNothingOfItIsStoredAfterTheTakeOver() throws Exception {
-        ConversationService a = instance("instance-a", blocking());
-        ConversationService b = instance("instance-b");
-        String id = a.create(Caller.LOCAL, "t").id();
-        AgentRun cut = a.startTurn(Caller.LOCAL, id, "hello from A");
+        Instance a = instance("instance-a", blocking());
+        Instance b = instance("instance-b");
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
+        AgentRun cut = a.turns().startTurn(Caller.LOCAL, id, "hello from A");
         assertThat(writer.flush(Duration.ofSeconds(5))).isTrue();
 
         // A is paused mid-turn past its lease; B takes over and runs a turn of its own.
@@ -229,23 +293,23 @@ class HotConversationLifecycleTest {
         assertThat(store.entries(id)).extracting(e -> e.content()).as("A's answer came after the take-over: refused")
                 .containsExactly("hello from A", "hello", "ok");
         assertThat(store.turns(id)).extracting(t -> t.status()).containsExactly("interrupted", "complete");
-        assertThat(a.hotCount()).isZero();
+        assertThat(a.host().hotCount()).isZero();
     }
 
     @Test
     void aWriteRefusedAsFencedDropsTheStaleCopy() throws Exception {
-        ConversationService a = instance("instance-a");
-        ConversationService b = instance("instance-b");
-        String id = a.create(Caller.LOCAL, "t").id();
+        Instance a = instance("instance-a");
+        Instance b = instance("instance-b");
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
         turn(a, id);
         clock.advance(TIMINGS.leaseTtl().plusMillis(1));
         turn(b, id);
 
-        a.rename(Caller.LOCAL, id, "renamed by the stale copy"); // A has not renewed since: its copy still looks hot
+        a.conversations().rename(Caller.LOCAL, id, "renamed by the stale copy"); // A has not renewed since: its copy still looks hot
         assertThat(writer.flush(Duration.ofSeconds(5))).isTrue();
 
         assertThat(store.conversation(id).orElseThrow().title()).isEqualTo("t");
-        assertThat(a.hotCount()).as("the refusal reached A, which dropped its copy").isZero();
+        assertThat(a.host().hotCount()).as("the refusal reached A, which dropped its copy").isZero();
     }
     @Test
     void aFullDiskIsNeverTakenForALeaseLostToAnotherInstanceNewTurnsAreRefusedWhileItLastsAndNothingIsLost() throws Exception {
@@ -263,35 +327,36 @@ class HotConversationLifecycleTest {
             listener.onText("ok");
             return new ModelReply(null, Usage.UNKNOWN);
         }, TurnLimits.DEFAULT);
-        ConversationService alone = new ConversationService(disk, diskWriter, "sys",
+        ConversationHost aloneHost = new ConversationHost(disk, diskWriter, "sys",
                 ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, "instance-a", quickStoreWait, clock);
-        opened.add(alone);
+        opened.add(aloneHost);
+        Instance alone = new Instance(aloneHost);
         ListAppender<ILoggingEvent> logs = new ListAppender<>();
         Logger conversationLogs = (Logger) LoggerFactory.getLogger("dev.skillforge.server.conversation");
         logs.start();
         conversationLogs.addAppender(logs);
         try {
             disk.setFull(true);
-            String id = alone.create(Caller.LOCAL, "written later").id(); // held here; its creation waits in the writer
+            String id = alone.conversations().create(Caller.LOCAL, "written later").id(); // held here; its creation waits in the writer
             awaitStorageFailure(diskWriter);
 
             // Past the lease time the renewal finds no lease in the store: the creation is not written, not taken over.
             clock.advance(TIMINGS.leaseTtl().plusSeconds(1));
-            alone.maintain();
-            assertThat(alone.hotCount()).as("still held: nobody else can lease a conversation the store does not have").isEqualTo(1);
+            alone.host().maintain();
+            assertThat(alone.host().hotCount()).as("still held: nobody else can lease a conversation the store does not have").isEqualTo(1);
             assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage).noneMatch(line -> line.contains("lost"));
 
-            assertThatThrownBy(() -> alone.startTurn(Caller.LOCAL, id, "hello")).isInstanceOfSatisfying(ConversationException.class, e -> {
+            assertThatThrownBy(() -> alone.turns().startTurn(Caller.LOCAL, id, "hello")).isInstanceOfSatisfying(ConversationException.class, e -> {
                 assertThat(e.kind()).isEqualTo(ConversationException.Kind.UNAVAILABLE);
                 assertThat(e.getMessage()).contains("disk is full").contains("Nothing was sent to the model");
             });
-            assertThatThrownBy(() -> alone.create(Caller.LOCAL, "another")).isInstanceOf(ConversationException.class);
+            assertThatThrownBy(() -> alone.conversations().create(Caller.LOCAL, "another")).isInstanceOf(ConversationException.class);
             assertThat(modelCalls).hasValue(0);
 
             disk.setFull(false);
             assertThat(diskWriter.flush(Duration.ofSeconds(10))).as("what waited is written once there is room").isTrue();
             assertThat(diskWriter.storageFailure()).isEmpty();
-            AgentRun run = alone.startTurn(Caller.LOCAL, id, "hello");
+            AgentRun run = alone.turns().startTurn(Caller.LOCAL, id, "hello");
             assertThat(run.events().awaitFinished(Duration.ofSeconds(10))).isTrue();
             assertThat(run.events().frames().getLast().event()).isInstanceOf(AgentEvent.Done.class);
             assertThat(diskWriter.flush(Duration.ofSeconds(10))).isTrue();

@@ -647,7 +647,7 @@ class ChatPageTest extends BrowserTest {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (System.nanoTime() < deadline) {
             String hash = (String) page.evaluate("() => location.hash");
-            if (hash.startsWith("#/c/") && server.conversations.isRunning(hash.substring(4))) {
+            if (hash.startsWith("#/c/") && server.turns.isRunning(hash.substring(4))) {
                 return;
             }
             Thread.sleep(20);
