@@ -209,7 +209,7 @@ public final class SkillForgeServer implements AutoCloseable {
             ProviderRegistry providers = started.providers();
             ConfiguredProvider provider = providers.defaultProvider();
             ServerMetrics metrics = started.metrics();
-            HttpSecurity httpSecurity = new HttpSecurity(security, started.team());
+            HttpSecurity httpSecurity = new HttpSecurity(security.http(), started.team());
             Supplier<JsonNode> commandStats = () -> {
                 var counts = Json.object();
                 started.commandStats().snapshot().forEach(counts::put);

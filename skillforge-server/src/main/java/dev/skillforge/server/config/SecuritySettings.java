@@ -7,6 +7,9 @@ import dev.skillforge.server.exec.ProcessRunner;
 import dev.skillforge.server.exec.SandboxSettings;
 import dev.skillforge.server.exec.SandboxUser;
 import dev.skillforge.server.exec.WorkspaceQuota;
+import dev.skillforge.server.http.AllowedHosts;
+import dev.skillforge.server.http.ConnectionLimits;
+import dev.skillforge.server.http.HttpSettings;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -90,10 +93,15 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
                 new WorkspaceQuota(Settings.integer(env, "FORGE_WORKSPACE_MAX_FILES", WorkspaceQuota.DEFAULT.maxFiles(), 1, 10_000_000),
                         Settings.wholeNumber(env, "FORGE_WORKSPACE_MAX_BYTES", WorkspaceQuota.DEFAULT.maxBytes(), 1024, Long.MAX_VALUE)));
         return new SecuritySettings(token, origins(env.get("FORGE_CORS_ORIGINS")), AllowedHosts.parse(env.get(AllowedHosts.VARIABLE)),
-                commands, limits, sandbox, ConnectionLimits.from(env), web(env));
+                commands, limits, sandbox, connections(env), web(env));
     }
 
     /** The same settings with another API token ({@code null} for none). */
+    /** What the HTTP doors check: the token, the origins, the host names, the connections. */
+    public HttpSettings http() {
+        return new HttpSettings(apiToken, corsOrigins, allowedHosts, connections);
+    }
+
     public SecuritySettings withApiToken(String token) {
         return new SecuritySettings(token, corsOrigins, allowedHosts, commands, limits, sandbox, connections, web);
     }
@@ -157,6 +165,13 @@ public record SecuritySettings(String apiToken, List<String> corsOrigins, Allowe
     }
 
     /** The settings with the token hidden, for logs. */
+    private static ConnectionLimits connections(Map<String, String> env) {
+        int max = Settings.integer(env, "FORGE_MAX_CONNECTIONS", ConnectionLimits.DEFAULT_MAX_CONNECTIONS, 1, ConnectionLimits.MOST_CONNECTIONS);
+        return new ConnectionLimits(Duration.ofSeconds(Settings.integer(env, "FORGE_IDLE_TIMEOUT_SECONDS",
+                (int) ConnectionLimits.DEFAULT_IDLE_TIMEOUT.toSeconds(), 1, 3600)),
+                Settings.integer(env, "FORGE_MAX_CONNECTIONS_PER_CLIENT", Math.min(ConnectionLimits.DEFAULT_MAX_PER_CLIENT, max), 1, max), max);
+    }
+
     @Override
     public String toString() {
         return "SecuritySettings[apiToken=" + (apiToken == null ? "none" : "(set)") + ", corsOrigins=" + corsOrigins

@@ -1,6 +1,6 @@
 package dev.skillforge.server.http;
 
-import dev.skillforge.server.config.AllowedHosts;
+import dev.skillforge.server.http.AllowedHosts;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 

@@ -1,7 +1,6 @@
 package dev.skillforge.server.http;
 
 import dev.skillforge.server.access.Team;
-import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
@@ -30,7 +29,7 @@ import java.util.Optional;
  * A refusal is an {@link ApiException} (a JSON error); an answer that ends the request early (a preflight,
  * the sign-in page, the redirect after signing in) is written by its check, which skips the rest. Jetty's
  * limits for idle, slow and oversized requests are {@link JettyLimits}. Without a token (allowed on loopback
- * only, see {@link SecuritySettings#checkBinding}) everything is open to this machine.
+ * only: the server refuses to start otherwise) everything is open to this machine.
  */
 public final class HttpSecurity {
 
@@ -39,7 +38,7 @@ public final class HttpSecurity {
     /** The one answer for anything not found, or not authenticated, under {@code /api} on a server with a token. */
     public static final String NOT_FOUND_MESSAGE = "Nothing here: no such conversation, skill or endpoint, or no valid API token";
 
-    private final SecuritySettings settings;
+    private final HttpSettings settings;
     private final CorsPolicy cors;
     private final HostCheck hosts;
     private final OriginCheck origins;
@@ -48,12 +47,12 @@ public final class HttpSecurity {
     private final Optional<Team> team;
 
     /** The doors of a server without people: its token, if it has one, or open to this machine. */
-    public HttpSecurity(SecuritySettings settings) {
+    public HttpSecurity(HttpSettings settings) {
         this(settings, Optional.empty());
     }
 
     /** @param team the people of a team server, who sign in at its issuer; empty for one person */
-    public HttpSecurity(SecuritySettings settings, Optional<Team> team) {
+    public HttpSecurity(HttpSettings settings, Optional<Team> team) {
         this.settings = settings;
         this.team = team;
         this.cors = new CorsPolicy(settings.corsOrigins());

@@ -1,6 +1,6 @@
 package dev.skillforge.server.http;
 
-import dev.skillforge.server.config.ConnectionLimits;
+import dev.skillforge.server.http.ConnectionLimits;
 import io.javalin.config.JavalinConfig;
 import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.ConnectionLimit;

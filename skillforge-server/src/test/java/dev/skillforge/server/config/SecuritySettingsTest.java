@@ -1,5 +1,6 @@
 package dev.skillforge.server.config;
 
+import dev.skillforge.server.http.ConnectionLimits;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

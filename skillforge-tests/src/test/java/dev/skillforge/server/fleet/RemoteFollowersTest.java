@@ -1,6 +1,6 @@
 package dev.skillforge.server.fleet;
 
-import dev.skillforge.server.config.ConnectionLimits;
+import dev.skillforge.server.http.ConnectionLimits;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.process.SharedPostgres;
 import dev.skillforge.server.provider.sim.SimReply;

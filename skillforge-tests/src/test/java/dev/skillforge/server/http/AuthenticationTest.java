@@ -3,7 +3,7 @@ package dev.skillforge.server.http;
 import dev.skillforge.testkit.SseClient;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skillforge.testkit.ServerHarness;
-import dev.skillforge.server.config.AllowedHosts;
+import dev.skillforge.server.http.AllowedHosts;
 import dev.skillforge.testkit.HostileDns;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.json.Json;

@@ -1,7 +1,7 @@
 package dev.skillforge.server.http;
 
 import dev.skillforge.testkit.ServerHarness;
-import dev.skillforge.server.config.ConnectionLimits;
+import dev.skillforge.server.http.ConnectionLimits;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.testkit.SimScript;
 import org.junit.jupiter.api.Test;

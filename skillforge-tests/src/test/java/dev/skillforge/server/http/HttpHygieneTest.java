@@ -2,7 +2,7 @@ package dev.skillforge.server.http;
 
 import dev.skillforge.testkit.SseClient;
 import dev.skillforge.testkit.ServerHarness;
-import dev.skillforge.server.config.ConnectionLimits;
+import dev.skillforge.server.http.ConnectionLimits;
 import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimReply;

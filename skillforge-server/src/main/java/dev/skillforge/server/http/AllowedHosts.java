@@ -1,4 +1,4 @@
-package dev.skillforge.server.config;
+package dev.skillforge.server.http;
 
 import dev.skillforge.server.error.ConfigurationException;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package dev.skillforge.server.config;
+package dev.skillforge.server.http;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,8 +1,7 @@
-package dev.skillforge.server.config;
+package dev.skillforge.server.http;
 
 import dev.skillforge.server.error.ConfigurationException;
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * How long a connection may wait and how many one client may hold, so that clients that connect
@@ -43,13 +42,6 @@ public record ConnectionLimits(Duration idleTimeout, int maxPerClient, int max) 
         if (maxPerClient < 1 || maxPerClient > max) {
             throw new ConfigurationException("connections per client must be 1 to " + max + " (FORGE_MAX_CONNECTIONS), was " + maxPerClient);
         }
-    }
-
-    static ConnectionLimits from(Map<String, String> env) {
-        int max = Settings.integer(env, "FORGE_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS, 1, MOST_CONNECTIONS);
-        return new ConnectionLimits(
-                Duration.ofSeconds(Settings.integer(env, "FORGE_IDLE_TIMEOUT_SECONDS", (int) DEFAULT_IDLE_TIMEOUT.toSeconds(), 1, 3600)),
-                Settings.integer(env, "FORGE_MAX_CONNECTIONS_PER_CLIENT", Math.min(DEFAULT_MAX_PER_CLIENT, max), 1, max), max);
     }
 
     /**

@@ -1,7 +1,8 @@
-package dev.skillforge.server.config;
+package dev.skillforge.server.http;
 
 import dev.skillforge.testkit.HostileDns;
 import org.junit.jupiter.api.BeforeAll;
+import dev.skillforge.server.config.SecuritySettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
