@@ -2,6 +2,7 @@ package dev.skillforge.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.server.JdbcStorage;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -82,7 +83,7 @@ final class HotTurnLatencyBench {
                 true, new StreamingHttp.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(30)), RetryPolicy.DEFAULT));
         var provider = new ConfiguredProvider(client, "sim", SimProviderServer.MODEL, true, OpenAiChatRequest::messages, () -> { });
         return SkillForgeServer.builder(dataDir).provider(provider)
-                .database(JdbcConversationStore.open(null, null, null, dataDir)).wrapStore(wrap).tracing(tracing).start();
+                .storage(new JdbcStorage(JdbcConversationStore.open(null, null, null, dataDir))).wrapStore(wrap).tracing(tracing).start();
     }
 
     static String create(HttpClient http, SkillForgeServer server) throws Exception {

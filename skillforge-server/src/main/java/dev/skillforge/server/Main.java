@@ -83,9 +83,9 @@ public final class Main {
         // The providers (the demo's simulated one is a server of its own) start while the database opens.
         CompletableFuture<ProviderRegistry> providers = CompletableFuture.supplyAsync(() -> ProviderFactory.registry(settings),
                 runnable -> Thread.ofPlatform().name("start-providers").start(runnable));
-        JdbcConversationStore database;
+        Storage storage;
         try {
-            database = openDatabase(settings);
+            storage = openStorage(settings);
         } catch (Exception | Error e) {
             providers.thenAccept(ProviderRegistry::close);
             throw e;
@@ -98,8 +98,8 @@ public final class Main {
                 .team(team)
                 .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
-                .database(database)
-                .providers(started(providers, database))
+                .storage(storage)
+                .providers(started(providers, storage))
                 .start();
     }
 
@@ -131,7 +131,7 @@ public final class Main {
         warnOfDataFolder(settings);
         SkillForgeServer server = start(settings, security, team);
         log.info("{}", StartLine.serve("http://" + settings.host() + ":" + server.port(), server.providers().defaultProvider(), security, team,
-                settings.dataDirectory(), server.database().database().description()));
+                settings.dataDirectory(), server.storage().description()));
         if (server.core().tracing().enabled()) {
             log.info("Traces: exported over OTLP/HTTP as the OTEL_* variables say{}",
                     server.core().tracing().capturesContent() ? ", with prompts and answers (FORGE_TRACE_CONTENT)" : "");
@@ -151,12 +151,12 @@ public final class Main {
         settings.dataDirectory().warning().ifPresent(log::warn);
     }
 
-    /** The providers started in the background, or their failure as it was thrown (the database is closed then). */
-    private static ProviderRegistry started(CompletableFuture<ProviderRegistry> providers, JdbcConversationStore database) {
+    /** The providers started in the background, or their failure as it was thrown (the storage is closed then). */
+    private static ProviderRegistry started(CompletableFuture<ProviderRegistry> providers, Storage storage) {
         try {
             return providers.join();
         } catch (CompletionException e) {
-            database.close();
+            storage.close();
             if (e.getCause() instanceof RuntimeException failure) {
                 throw failure;
             }
@@ -167,9 +167,9 @@ public final class Main {
         }
     }
 
-    private static JdbcConversationStore openDatabase(Settings settings) throws IOException {
+    private static Storage openStorage(Settings settings) throws IOException {
         Files.createDirectories(settings.dataDir());
-        return JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir());
+        return new JdbcStorage(JdbcConversationStore.open(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), settings.dataDir()));
     }
 
     /**
@@ -189,13 +189,13 @@ public final class Main {
                 .security(security)
                 .skillLimits(SkillSettings.fromEnvironment())
                 .tracing(Tracing.fromEnvironment(System.getenv()))
-                .database(openDatabase(settings))
+                .storage(openStorage(settings))
                 .providers(ProviderFactory.registry(settings))
                 .start();
         ProviderRegistry providers = core.providers();
         SkillForgeMcp mcp = new SkillForgeMcp(core.conversations(), core.turns(Optional.empty()), core.skills(), providers.names(), providers.defaultName());
         McpStdio stdio = McpStdio.start(mcp, System.in, protocol);
-        log.info("{}", StartLine.mcp(providers.defaultProvider(), security, settings.dataDirectory(), core.database().database().description()));
+        log.info("{}", StartLine.mcp(providers.defaultProvider(), security, settings.dataDirectory(), core.storage().description()));
         Thread.ofPlatform().daemon().name("stdin-end").start(() -> {
             try {
                 stdio.awaitEnd();

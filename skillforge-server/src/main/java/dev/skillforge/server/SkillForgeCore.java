@@ -30,14 +30,11 @@ import dev.skillforge.server.skill.OldSkillsFolder;
 import dev.skillforge.server.skill.SkillCommands;
 import dev.skillforge.server.skill.SkillLimits;
 import dev.skillforge.server.skill.SkillStore;
-import dev.skillforge.server.skill.jdbc.JdbcSkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.webpage.WebCommands;
 import dev.skillforge.server.preferences.SavedPreferences;
 import dev.skillforge.server.store.ConversationStore;
-import dev.skillforge.server.store.JdbcConversationStore;
-import dev.skillforge.server.store.JdbcPeopleStore;
-import dev.skillforge.server.store.JdbcPreferencesStore;
+import dev.skillforge.server.store.PeopleStore;
 import dev.skillforge.server.store.StoreWriter;
 import dev.skillforge.server.trace.Tracing;
 
@@ -60,7 +57,7 @@ public final class SkillForgeCore implements AutoCloseable {
 
     private final SkillStore skills;
     private final SkillLimits skillLimits;
-    private final JdbcConversationStore database;
+    private final Storage storage;
     private final ConversationStore store;
     private final StoreWriter writer;
     private final ConversationHost conversationHost;
@@ -79,13 +76,13 @@ public final class SkillForgeCore implements AutoCloseable {
     private final Spending spending;
     private final SavedPreferences preferences;
 
-    private SkillForgeCore(Opened opened, ProviderRegistry providers, JdbcConversationStore database, ConversationStore store,
+    private SkillForgeCore(Opened opened, ProviderRegistry providers, Storage storage, ConversationStore store,
                            StoreWriter writer, InstanceIdentity identity, SkillStore skills, SkillLimits skillLimits, Workspaces workspaces,
                            CommandRouter commands, CommandStats commandStats, ServerMetrics metrics, ProviderModels models,
                            Tracing tracing, ConversationHost conversationHost, Optional<Team> team, Spending spending,
                            SavedPreferences preferences) {
         this.providers = providers;
-        this.database = database;
+        this.storage = storage;
         this.store = store;
         this.writer = writer;
         this.identity = identity;
@@ -109,20 +106,20 @@ public final class SkillForgeCore implements AutoCloseable {
         opened.keep();
     }
 
-    /** A core on the data folder {@code dataDir}; everything else has a default but the providers and the database. */
+    /** A core on the data folder {@code dataDir}; everything else has a default but the providers and the storage. */
     public static Builder builder(Path dataDir) {
         return new Builder(dataDir);
     }
 
     /**
-     * How a core is made. The providers and the database are handed over: from {@link #start()} on they belong to the
+     * How a core is made. The providers and the storage are handed over: from {@link #start()} on they belong to the
      * core (closed with it), and a start that fails halfway closes them with everything it had opened.
      */
     public static final class Builder {
         private final Path dataDir;
         private TurnLimits turnLimits = TurnLimits.DEFAULT;
         private ProviderRegistry providers;
-        private JdbcConversationStore database;
+        private Storage storage;
         private UnaryOperator<ConversationStore> wrapStore = UnaryOperator.identity();
         private SecuritySettings security = SecuritySettings.defaults();
         private ConversationTimings timings = ConversationTimings.DEFAULTS;
@@ -147,9 +144,9 @@ public final class SkillForgeCore implements AutoCloseable {
             return this;
         }
 
-        /** The conversation database (SQLite or PostgreSQL). */
-        public Builder database(JdbcConversationStore store) {
-            this.database = Objects.requireNonNull(store);
+        /** Where conversations, skills and people are kept ({@link JdbcStorage}: SQLite or PostgreSQL). */
+        public Builder storage(Storage kept) {
+            this.storage = Objects.requireNonNull(kept);
             return this;
         }
 
@@ -203,14 +200,14 @@ public final class SkillForgeCore implements AutoCloseable {
             return security;
         }
 
-        /** The start is off (refused before the core opened anything): closes the providers and the database handed over. */
+        /** The start is off (refused before the core opened anything): closes the providers and the storage handed over. */
         void abandon(Throwable failure) {
             Opened handedOver = new Opened();
             if (providers != null) {
                 handedOver.add(providers);
             }
-            if (database != null) {
-                handedOver.add(database);
+            if (storage != null) {
+                handedOver.add(storage);
             }
             handedOver.add(tracing);
             handedOver.closeAll(failure);
@@ -224,12 +221,12 @@ public final class SkillForgeCore implements AutoCloseable {
          * @throws IOException            when the data folder cannot be made or read
          */
         public SkillForgeCore start() throws IOException {
-            if (providers == null || database == null) {
-                throw new IllegalStateException("a core needs its providers and its database");
+            if (providers == null || storage == null) {
+                throw new IllegalStateException("a core needs its providers and its storage");
             }
             Opened opened = new Opened();
             opened.add(providers);
-            opened.add(database);
+            opened.add(storage);
             opened.add(tracing);
             try {
                 SandboxUser sandboxUser = security.commands().isEmpty() ? SandboxUser.thisProcessItself()
@@ -237,9 +234,9 @@ public final class SkillForgeCore implements AutoCloseable {
                 DataFolder.prepare(dataDir, sandboxUser);
                 Workspaces workspaces = Workspaces.at(dataDir.resolve("workspaces"), sandboxUser, security.sandbox().quota());
                 Sandbox sandbox = Sandbox.forPrograms(security.sandbox(), security.commands(), workspaces); // probed before anything starts
-                SkillStore skills = new JdbcSkillStore(database.database(), skillLimits, clock);
+                SkillStore skills = storage.skills(skillLimits, clock);
                 new OldSkillsFolder(dataDir.resolve("skills")).importInto(skills, skillLimits);
-                ConversationStore store = wrapStore.apply(database);
+                ConversationStore store = wrapStore.apply(storage.conversations());
                 StoreWriter writer = opened.add(new StoreWriter(store));
                 InstanceIdentity identity = opened.add(InstanceIdentity.of(dataDir));
                 CommandStats commandStats = new CommandStats();
@@ -248,18 +245,18 @@ public final class SkillForgeCore implements AutoCloseable {
                 CommandRouter commands = new CommandRouter(new SkillCommands(skills)::in, web,
                         new ProcessRunner(security.commands(), sandbox, security.limits(), commandStats), workspaces, commandStats);
                 ProviderModels models = new ProviderModels(providers, turnLimits, metrics, PrefixGuard.strictByProperty(), tracing);
-                JdbcPeopleStore people = new JdbcPeopleStore(database.database());
+                PeopleStore people = storage.people();
                 Optional<Team> teamOfPeople = team.map(settings -> new Team(settings, people, clock));
                 Spending spending = teamOfPeople.map(Team::spending)
                         .orElseGet(() -> new Spending(people, clock, person -> OptionalLong.empty())); // one person: counted, no limit
-                SavedPreferences preferences = new SavedPreferences(new JdbcPreferencesStore(database.database()),
+                SavedPreferences preferences = new SavedPreferences(storage.preferences(),
                         providers.listings().stream().map(ProviderRegistry.Listing::name).toList(), clock);
                 ConversationHost conversations = opened.add(new ConversationHost(store, writer,
                         SystemPrompt.of(security.web().enabled()), models, new ConversationWorkspaces(commands, workspaces),
                         spending, preferences, identity.id(), timings, clock));
                 conversations.recover();
                 conversations.startMaintenance();
-                return new SkillForgeCore(opened, providers, database, store, writer, identity, skills, skillLimits, workspaces, commands,
+                return new SkillForgeCore(opened, providers, storage, store, writer, identity, skills, skillLimits, workspaces, commands,
                         commandStats, metrics, models, tracing, conversations, teamOfPeople, spending, preferences);
             } catch (IOException | RuntimeException e) {
                 opened.closeAll(e);
@@ -277,9 +274,9 @@ public final class SkillForgeCore implements AutoCloseable {
         return skillLimits;
     }
 
-    /** The database itself, beneath any decorator. */
-    public JdbcConversationStore database() {
-        return database;
+    /** Where everything is kept; its conversations are beneath any decorator. */
+    public Storage storage() {
+        return storage;
     }
 
     /** The store the conversations write to (the database, or the decorator around it). */
@@ -369,7 +366,7 @@ public final class SkillForgeCore implements AutoCloseable {
     public void close() {
         conversationHost.close();
         writer.close();
-        database.close();
+        storage.close();
         providers.close();
         identity.close();
         tracing.close(); // last: the spans of turns stopped above are exported

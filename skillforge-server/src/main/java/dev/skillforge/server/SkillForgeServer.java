@@ -33,8 +33,6 @@ import dev.skillforge.server.skill.SkillLimits;
 import dev.skillforge.server.skill.SkillStore;
 import dev.skillforge.server.skill.SystemPrompt;
 import dev.skillforge.server.store.ConversationStore;
-import dev.skillforge.server.store.JdbcConversationStore;
-import dev.skillforge.server.store.Notifications;
 import dev.skillforge.server.store.StoreWriter;
 import dev.skillforge.server.trace.Tracing;
 import dev.skillforge.server.web.PortInUseException;
@@ -77,13 +75,13 @@ public final class SkillForgeServer implements AutoCloseable {
         this.api = api;
     }
 
-    /** A server on the data folder {@code dataDir}; everything else has a default but the providers and the database. */
+    /** A server on the data folder {@code dataDir}; everything else has a default but the providers and the storage. */
     public static Builder builder(Path dataDir) {
         return new Builder(dataDir);
     }
 
     /**
-     * How a server is made: a {@link SkillForgeCore} and its address. The providers and the database are handed over
+     * How a server is made: a {@link SkillForgeCore} and its address. The providers and the storage are handed over
      * (closed with the server), and a start that fails halfway (a port in use, a sandbox that does not work here)
      * closes everything it had opened before it throws.
      */
@@ -120,9 +118,9 @@ public final class SkillForgeServer implements AutoCloseable {
             return providers(ProviderRegistry.single(provider));
         }
 
-        /** @see SkillForgeCore.Builder#database */
-        public Builder database(JdbcConversationStore store) {
-            core.database(store);
+        /** @see SkillForgeCore.Builder#storage */
+        public Builder storage(Storage kept) {
+            core.storage(kept);
             return this;
         }
 
@@ -188,7 +186,7 @@ public final class SkillForgeServer implements AutoCloseable {
             opened.add(started);
             try {
                 ConversationHost host = started.conversationHost();
-                Optional<Fleet> fleet = Notifications.on(started.database().database()).map(notifications -> opened.add(new Fleet(
+                Optional<Fleet> fleet = started.storage().notifications().map(notifications -> opened.add(new Fleet(
                         notifications, host::localRun, host::stopHere, EventJson::write)));
                 Turns turns = started.turns(fleet.map(OtherInstances.class::cast));
                 SkillForgeMcp mcp = opened.add(new SkillForgeMcp(started.conversations(), turns, started.skills(),
@@ -247,9 +245,9 @@ public final class SkillForgeServer implements AutoCloseable {
         return core.skills();
     }
 
-    /** The database itself, beneath any decorator. */
-    public JdbcConversationStore database() {
-        return core.database();
+    /** Where everything is kept; its conversations are beneath any decorator. */
+    public Storage storage() {
+        return core.storage();
     }
 
     public StoreWriter writer() {

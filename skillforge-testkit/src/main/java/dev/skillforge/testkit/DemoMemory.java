@@ -1,5 +1,6 @@
 package dev.skillforge.testkit;
 
+import dev.skillforge.server.JdbcStorage;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.json.Json;
@@ -51,7 +52,7 @@ public final class DemoMemory {
         ConfiguredProvider demo = new ConfiguredProvider(client, "sim", SimProviderServer.MODEL, true, OpenAiChatRequest::messages, sim);
         List<Sample> samples = new ArrayList<>();
         try (SkillForgeServer server = SkillForgeServer.builder(dataDir).provider(demo).turnLimits(TurnLimits.DEFAULT)
-                .database(JdbcConversationStore.open(null, null, null, dataDir)).start()) {
+                .storage(new JdbcStorage(JdbcConversationStore.open(null, null, null, dataDir))).start()) {
             String url = "http://127.0.0.1:" + server.port() + "/api/agent";
             turn(url); // the first turn loads what every later one uses
             samples.add(new Sample(0, heapInUse()));

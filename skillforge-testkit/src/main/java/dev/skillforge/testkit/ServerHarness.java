@@ -1,5 +1,6 @@
 package dev.skillforge.testkit;
 
+import dev.skillforge.server.JdbcStorage;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.access.TeamSettings;
 import dev.skillforge.core.agent.TurnLimits;
@@ -194,9 +195,9 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
         SandboxFolders.passable(dataDir);
         server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
                 .address("127.0.0.1", team.map(settings -> settings.publicUrl().getPort()).orElse(0)).team(team)
-                .database(store).wrapStore(wrapStore).security(security).tracing(tracing).start();
+                .storage(new JdbcStorage(store)).wrapStore(wrapStore).security(security).tracing(tracing).start();
         skills = new LocalSkills(server.skills());
-        database = server.database();
+        database = store;
         writer = server.writer();
         conversations = server.conversations();
         turns = server.turns();

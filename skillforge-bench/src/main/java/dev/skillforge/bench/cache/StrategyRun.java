@@ -1,6 +1,7 @@
 package dev.skillforge.bench.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.server.JdbcStorage;
 import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.provider.ConfiguredProvider;
@@ -75,7 +76,7 @@ final class StrategyRun {
             providers.close();
             throw e;
         }
-        return SkillForgeServer.builder(data).providers(providers).database(database).start();
+        return SkillForgeServer.builder(data).providers(providers).storage(new JdbcStorage(database)).start();
     }
 
     /** One provider per conversation, each on its own simulated provider (closed with the server). */

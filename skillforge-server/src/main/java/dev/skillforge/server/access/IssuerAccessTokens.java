@@ -9,7 +9,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import dev.skillforge.server.people.Person;
-import dev.skillforge.server.store.JdbcPeopleStore;
+import dev.skillforge.server.store.PeopleStore;
 
 import java.text.ParseException;
 import java.time.InstantSource;
@@ -27,10 +27,10 @@ final class IssuerAccessTokens {
 
     private final TeamSettings settings;
     private final OidcIssuer issuer;
-    private final JdbcPeopleStore people;
+    private final PeopleStore people;
     private final InstantSource clock;
 
-    IssuerAccessTokens(TeamSettings settings, OidcIssuer issuer, JdbcPeopleStore people, InstantSource clock) {
+    IssuerAccessTokens(TeamSettings settings, OidcIssuer issuer, PeopleStore people, InstantSource clock) {
         this.settings = settings;
         this.issuer = issuer;
         this.people = people;

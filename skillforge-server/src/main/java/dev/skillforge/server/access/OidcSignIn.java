@@ -29,7 +29,7 @@ import com.nimbusds.openid.connect.sdk.OIDCTokenResponseParser;
 import com.nimbusds.openid.connect.sdk.claims.IDTokenClaimsSet;
 import com.nimbusds.openid.connect.sdk.validators.IDTokenValidator;
 import dev.skillforge.server.people.Person;
-import dev.skillforge.server.store.JdbcPeopleStore;
+import dev.skillforge.server.store.PeopleStore;
 
 import java.io.IOException;
 import java.net.URI;
@@ -52,10 +52,10 @@ final class OidcSignIn {
 
     private final TeamSettings settings;
     private final OidcIssuer issuer;
-    private final JdbcPeopleStore people;
+    private final PeopleStore people;
     private final InstantSource clock;
 
-    OidcSignIn(TeamSettings settings, OidcIssuer issuer, JdbcPeopleStore people, InstantSource clock) {
+    OidcSignIn(TeamSettings settings, OidcIssuer issuer, PeopleStore people, InstantSource clock) {
         this.settings = settings;
         this.issuer = issuer;
         this.people = people;
@@ -99,7 +99,7 @@ final class OidcSignIn {
         if (response.getState() == null) {
             throw new SignInFailed("the issuer's answer has no state");
         }
-        JdbcPeopleStore.SignInAttempt attempt = people.takeSignIn(Secrets.hash(response.getState().getValue()),
+        PeopleStore.SignInAttempt attempt = people.takeSignIn(Secrets.hash(response.getState().getValue()),
                         clock.millis() - ATTEMPT_LIFETIME.toMillis())
                 .orElseThrow(() -> new SignInFailed("this sign-in is unknown, was used already or took more than "
                         + ATTEMPT_LIFETIME.toMinutes() + " minutes"));

@@ -2,7 +2,7 @@ package dev.skillforge.server.access;
 
 import dev.skillforge.server.conversation.Budgets;
 import dev.skillforge.server.conversation.ConversationException;
-import dev.skillforge.server.store.JdbcPeopleStore;
+import dev.skillforge.server.store.PeopleStore;
 import dev.skillforge.server.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,12 +31,12 @@ public final class Spending implements Budgets {
         }
     }
 
-    private final JdbcPeopleStore people;
+    private final PeopleStore people;
     private final InstantSource clock;
     private final Function<String, OptionalLong> budgetOf;
 
     /** @param budgetOf a person's monthly budget in millionths of a dollar, or empty for none */
-    public Spending(JdbcPeopleStore people, InstantSource clock, Function<String, OptionalLong> budgetOf) {
+    public Spending(PeopleStore people, InstantSource clock, Function<String, OptionalLong> budgetOf) {
         this.people = people;
         this.clock = clock;
         this.budgetOf = budgetOf;

@@ -2,7 +2,7 @@ package dev.skillforge.server.access;
 
 import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.people.Person;
-import dev.skillforge.server.store.JdbcPeopleStore;
+import dev.skillforge.server.store.PeopleStore;
 import dev.skillforge.server.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,18 +37,18 @@ public final class Team {
     }
 
     /** A token just made: its secret, shown once. */
-    public record NewToken(JdbcPeopleStore.Token token, String secret) {
+    public record NewToken(PeopleStore.Token token, String secret) {
     }
 
     private final TeamSettings settings;
-    private final JdbcPeopleStore people;
+    private final PeopleStore people;
     private final InstantSource clock;
     private final OidcSignIn signIn;
     private final IssuerAccessTokens accessTokens;
     private final Spending spending;
     private final Map<String, Long> tokenUseWritten = new ConcurrentHashMap<>();
 
-    public Team(TeamSettings settings, JdbcPeopleStore people, InstantSource clock) {
+    public Team(TeamSettings settings, PeopleStore people, InstantSource clock) {
         this.settings = settings;
         this.people = people;
         this.clock = clock;
@@ -217,7 +217,7 @@ public final class Team {
         return new NewToken(people.addToken(caller.personId(), clean, Secrets.hash(secret), clock.millis()), secret);
     }
 
-    public List<JdbcPeopleStore.Token> tokens(Caller caller) {
+    public List<PeopleStore.Token> tokens(Caller caller) {
         return people.tokens(caller.personId());
     }
 
@@ -229,7 +229,7 @@ public final class Team {
     // ----------------------------------------------------------------------------------- admins
 
     /** Everyone who signed in, with this month's spend. */
-    public List<JdbcPeopleStore.Summary> people() {
+    public List<PeopleStore.Summary> people() {
         return people.people(spending.monthName());
     }
 

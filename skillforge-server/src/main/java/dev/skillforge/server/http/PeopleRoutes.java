@@ -11,7 +11,7 @@ import dev.skillforge.server.error.ConfigurationException;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.people.Caller;
 import dev.skillforge.server.people.Person;
-import dev.skillforge.server.store.JdbcPeopleStore;
+import dev.skillforge.server.store.PeopleStore;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
@@ -164,7 +164,7 @@ public final class PeopleRoutes implements Door {
         ConversationRoutes.json(ctx, 200, body);
     }
 
-    private static ObjectNode token(JdbcPeopleStore.Token token) {
+    private static ObjectNode token(PeopleStore.Token token) {
         ObjectNode json = Json.object().put("id", token.id()).put("name", token.name())
                 .put("createdAt", Instant.ofEpochMilli(token.createdAtMillis()).toString());
         if (token.lastUsedAtMillis().isPresent()) {

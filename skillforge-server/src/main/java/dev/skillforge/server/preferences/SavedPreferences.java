@@ -2,7 +2,7 @@ package dev.skillforge.server.preferences;
 
 import dev.skillforge.server.conversation.PersonalDefaults;
 import dev.skillforge.server.people.Preferences;
-import dev.skillforge.server.store.JdbcPreferencesStore;
+import dev.skillforge.server.store.PreferencesStore;
 import dev.skillforge.server.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,12 +20,12 @@ public final class SavedPreferences implements PersonalDefaults {
 
     private static final Logger LOG = LoggerFactory.getLogger(SavedPreferences.class);
 
-    private final JdbcPreferencesStore store;
+    private final PreferencesStore store;
     private final List<String> providers;
     private final InstantSource clock;
 
     /** @param providers the names of the configured providers, the only default a person may choose */
-    public SavedPreferences(JdbcPreferencesStore store, List<String> providers, InstantSource clock) {
+    public SavedPreferences(PreferencesStore store, List<String> providers, InstantSource clock) {
         this.store = Objects.requireNonNull(store, "store");
         this.providers = List.copyOf(providers);
         this.clock = Objects.requireNonNull(clock, "clock");

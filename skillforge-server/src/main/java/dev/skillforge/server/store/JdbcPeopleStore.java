@@ -14,31 +14,15 @@ import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
- * The people of a team server and their credentials, in the conversation database (so every instance of a fleet
- * sees the same): who signed in, their sessions, their personal access tokens, the sign-ins under way, and what
- * each spent by month. Secrets are never stored, only their SHA-256 (hex), which the caller computes.
- *
- * <p>A session or token resolves to its person only while the person is not disabled, in the same query, so a
- * disable stops every credential of theirs on every instance at the next request.
+ * The {@link PeopleStore} in the conversation database. A session or token is resolved to its person and checked not
+ * disabled in one query.
  */
-public final class JdbcPeopleStore {
+public final class JdbcPeopleStore implements PeopleStore {
 
     private static final String PERSON_COLUMNS = "id, issuer, subject, name, email, email_verified, disabled, monthly_budget_micros,"
             + " first_sign_in, last_sign_in";
     private static final String PERSON_COLUMNS_OF_P = "p.id, p.issuer, p.subject, p.name, p.email, p.email_verified, p.disabled,"
             + " p.monthly_budget_micros, p.first_sign_in, p.last_sign_in";
-
-    /** A person with what an admin sees of them. */
-    public record Summary(Person person, long conversations, long tokens, long spentMicrosThisMonth) {
-    }
-
-    /** A personal access token as listed (never its secret). */
-    public record Token(String id, String name, long createdAtMillis, OptionalLong lastUsedAtMillis) {
-    }
-
-    /** A sign-in under way, as saved when the browser was sent to the issuer. */
-    public record SignInAttempt(String verifier, String nonce, long createdAtMillis) {
-    }
 
     private final Database database;
     private final Transactions work;
@@ -50,10 +34,7 @@ public final class JdbcPeopleStore {
 
     // ---------------------------------------------------------------------------------- people
 
-    /**
-     * Records a sign-in (or a first use of an issuer's access token): the person of {@code issuer} and {@code subject},
-     * made with a new id the first time, with the name and e-mail the issuer gave now.
-     */
+    @Override
     public Person signedIn(String issuer, String subject, String name, String email, boolean emailVerified, long nowMillis) {
         return work.write("record a sign-in", connection -> {
             int verified = emailVerified ? 1 : 0;
@@ -75,18 +56,19 @@ public final class JdbcPeopleStore {
         });
     }
 
-    /** The person who signs in with {@code issuer} and {@code subject}, if they did before. */
+    @Override
     public Optional<Person> person(String issuer, String subject) {
         return work.rows("read a person", "SELECT " + PERSON_COLUMNS + " FROM people WHERE issuer = ? AND subject = ?",
                 JdbcPeopleStore::person, issuer, subject).stream().findFirst();
     }
 
+    @Override
     public Optional<Person> person(String id) {
         return work.rows("read a person", "SELECT " + PERSON_COLUMNS + " FROM people WHERE id = ?", JdbcPeopleStore::person, id)
                 .stream().findFirst();
     }
 
-    /** Everyone who signed in, by first sign-in, with their conversations, tokens and spend in {@code month}. */
+    @Override
     public List<Summary> people(String month) {
         return work.rows("list the people", "SELECT " + PERSON_COLUMNS_OF_P + ","
                         + " (SELECT COUNT(*) FROM conversations c WHERE c.owner = p.id),"
@@ -96,12 +78,7 @@ public final class JdbcPeopleStore {
                 rows -> new Summary(person(rows), rows.getLong(11), rows.getLong(12), rows.getLong(13)), month);
     }
 
-    /**
-     * Changes what an admin may change of a person; an absent value is left as it was.
-     *
-     * @param budgetMicros the new monthly budget ({@code OptionalLong.empty()} inside a present value: none of their own)
-     * @return the person as changed, or empty when there is none with this id
-     */
+    @Override
     public Optional<Person> update(String id, Optional<Boolean> disabled, Optional<OptionalLong> budgetMicros) {
         work.write("change a person", connection -> {
             if (disabled.isPresent()) {
@@ -126,12 +103,7 @@ public final class JdbcPeopleStore {
         return person(id);
     }
 
-    /**
-     * Gives {@code personId} what the built-in person of a server without sign-in owned (conversations, skills with their
-     * history, spend, and their settings), as the first admin of a team server that was one person's before.
-     *
-     * @return how many conversations changed owner
-     */
+    @Override
     public int claimLocal(String personId) {
         return work.write("give the one person's data to " + personId, connection -> {
             int conversations = Transactions.update(connection, "UPDATE conversations SET owner = ? WHERE owner = ?",
@@ -176,25 +148,27 @@ public final class JdbcPeopleStore {
 
     // -------------------------------------------------------------------------------- sessions
 
+    @Override
     public void addSession(String secretHash, String personId, long nowMillis, long expiresAtMillis) {
         work.update("start a session", "INSERT INTO sessions (secret_hash, person_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
                 secretHash, personId, nowMillis, expiresAtMillis);
     }
 
-    /** The person of a live session of someone not disabled. */
+    @Override
     public Optional<Person> sessionPerson(String secretHash, long nowMillis) {
         return work.rows("read a session", "SELECT " + PERSON_COLUMNS_OF_P + " FROM sessions s JOIN people p ON p.id = s.person_id"
                 + " WHERE s.secret_hash = ? AND s.expires_at > ? AND p.disabled = 0", JdbcPeopleStore::person, secretHash, nowMillis)
                 .stream().findFirst();
     }
 
-    /** Ends a session (sign-out), and every session that expired before {@code nowMillis}. */
+    @Override
     public void removeSession(String secretHash, long nowMillis) {
         work.update("end a session", "DELETE FROM sessions WHERE secret_hash = ? OR expires_at <= ?", secretHash, nowMillis);
     }
 
     // ---------------------------------------------------------------------------------- tokens
 
+    @Override
     public Token addToken(String personId, String name, String secretHash, long nowMillis) {
         String id = UUID.randomUUID().toString();
         work.update("make a token", "INSERT INTO access_tokens (id, person_id, name, secret_hash, created_at, last_used_at)"
@@ -202,7 +176,7 @@ public final class JdbcPeopleStore {
         return new Token(id, name, nowMillis, OptionalLong.empty());
     }
 
-    /** A person's tokens, newest first. */
+    @Override
     public List<Token> tokens(String personId) {
         return work.rows("list tokens", "SELECT id, name, created_at, last_used_at FROM access_tokens WHERE person_id = ?"
                         + " ORDER BY created_at DESC, id",
@@ -213,33 +187,31 @@ public final class JdbcPeopleStore {
                 }, personId);
     }
 
-    /** @return whether {@code personId} had a token {@code id} (another person's is not theirs to revoke) */
+    @Override
     public boolean removeToken(String personId, String id) {
         return work.update("revoke a token", "DELETE FROM access_tokens WHERE id = ? AND person_id = ?", id, personId) > 0;
     }
 
-    /** The person of a token of someone not disabled. */
+    @Override
     public Optional<Person> tokenPerson(String secretHash) {
         return work.rows("read a token", "SELECT " + PERSON_COLUMNS_OF_P + " FROM access_tokens t JOIN people p ON p.id = t.person_id"
                 + " WHERE t.secret_hash = ? AND p.disabled = 0", JdbcPeopleStore::person, secretHash).stream().findFirst();
     }
 
-    /** Notes a token's use. */
+    @Override
     public void tokenUsed(String secretHash, long nowMillis) {
         work.update("note a token's use", "UPDATE access_tokens SET last_used_at = ? WHERE secret_hash = ?", nowMillis, secretHash);
     }
 
     // -------------------------------------------------------------------------------- sign-ins
 
+    @Override
     public void addSignIn(String stateHash, String verifier, String nonce, long nowMillis) {
         work.update("start a sign-in", "INSERT INTO sign_ins (state_hash, verifier, nonce, created_at) VALUES (?, ?, ?, ?)",
                 stateHash, verifier, nonce, nowMillis);
     }
 
-    /**
-     * The sign-in whose state hashes to {@code stateHash}, removed so it is used once, if it started after
-     * {@code notBeforeMillis}; sign-ins older than that are removed too.
-     */
+    @Override
     public Optional<SignInAttempt> takeSignIn(String stateHash, long notBeforeMillis) {
         return work.write("finish a sign-in", connection -> {
             Optional<SignInAttempt> found = Optional.empty();
@@ -260,13 +232,13 @@ public final class JdbcPeopleStore {
 
     // ----------------------------------------------------------------------------------- spend
 
-    /** What {@code personId} spent in {@code month} ({@code YYYY-MM}), in millionths of a dollar. */
+    @Override
     public long spentMicros(String personId, String month) {
         return work.rows("read a person's spend", "SELECT micro_usd FROM spend WHERE person_id = ? AND month = ?",
                 rows -> rows.getLong(1), personId, month).stream().findFirst().orElse(0L);
     }
 
-    /** Adds {@code micros} to what {@code personId} spent in {@code month}; instances add at once without losing any. */
+    @Override
     public void addSpend(String personId, String month, long micros) {
         work.update("count a turn's cost", "INSERT INTO spend (person_id, month, micro_usd) VALUES (?, ?, ?)"
                 + " ON CONFLICT (person_id, month) DO UPDATE SET micro_usd = spend.micro_usd + excluded.micro_usd", personId, month, micros);

@@ -5,8 +5,8 @@ import dev.skillforge.server.people.Preferences;
 import java.util.Objects;
 import java.util.Optional;
 
-/** Each person's {@link Preferences}, one row each, in the conversation database (every instance reads the same). */
-public final class JdbcPreferencesStore {
+/** The {@link PreferencesStore} in the conversation database: one row a person. */
+public final class JdbcPreferencesStore implements PreferencesStore {
 
     private final Transactions work;
 
@@ -14,14 +14,14 @@ public final class JdbcPreferencesStore {
         this.work = new Transactions(Objects.requireNonNull(database, "database"));
     }
 
-    /** What {@code personId} chose, or {@link Preferences#NONE} when they never saved any. */
+    @Override
     public Preferences of(String personId) {
         return work.rows("read a person's preferences", "SELECT default_provider, theme, instructions FROM preferences WHERE person_id = ?",
                 rows -> new Preferences(Optional.ofNullable(rows.getString(1)), Preferences.Theme.fromWire(rows.getString(2)),
                         rows.getString(3)), personId).stream().findFirst().orElse(Preferences.NONE);
     }
 
-    /** Replaces what {@code personId} chose. */
+    @Override
     public void save(String personId, Preferences preferences, long nowMillis) {
         work.write("save a person's preferences", connection -> Transactions.update(connection,
                 "INSERT INTO preferences (person_id, default_provider, theme, instructions, updated_at) VALUES (?, ?, ?, ?, ?)"

@@ -1,5 +1,6 @@
 package dev.skillforge.server.provider;
 
+import dev.skillforge.server.JdbcStorage;
 import dev.skillforge.testkit.RecordingListener;
 import dev.skillforge.server.ProviderFactory;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -99,7 +100,7 @@ class ProviderRegistryTest {
         Settings settings = settings(Map.of("GEMINI_API_KEY", "AIza-secret-value"));
 
         try (SkillForgeServer server = SkillForgeServer.builder(data).providers(ProviderFactory.registry(settings))
-                .database(JdbcConversationStore.open(null, null, null, data)).start()) {
+                .storage(new JdbcStorage(JdbcConversationStore.open(null, null, null, data))).start()) {
             SseClient.Answer answer = SseClient.get("http://127.0.0.1:" + server.port() + "/api/providers");
 
             assertThat(answer.status()).isEqualTo(200);
@@ -121,7 +122,7 @@ class ProviderRegistryTest {
     @Test
     void aServerBuiltAroundOneProviderListsThatOne() throws Exception {
         try (SkillForgeServer server = SkillForgeServer.builder(data).provider(ProviderFactory.defaultProvider(settings(Map.of())))
-                .database(JdbcConversationStore.open(null, null, null, data)).start()) {
+                .storage(new JdbcStorage(JdbcConversationStore.open(null, null, null, data))).start()) {
             JsonNode listing = SseClient.get("http://127.0.0.1:" + server.port() + "/api/providers").json();
 
             assertThat(listing.path("default").asText()).isEqualTo("sim");

@@ -1,6 +1,7 @@
 package dev.skillforge.server.provider.anthropic;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skillforge.server.JdbcStorage;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.ModelCall;
 import dev.skillforge.core.agent.ModelReply;
@@ -153,7 +154,7 @@ class AnthropicAgentTurnEndToEndTest {
                 new RetryPolicy(1, Duration.ofMillis(10), Duration.ofMillis(50)), AnthropicRequest.Options.DEFAULT));
         var provider = new ConfiguredProvider(client, "anthropic-sim", SimProviderServer.MODEL, true, AnthropicRequest::conversation, () -> { },
                 "sim", false, 1_000_000, PRICES);
-        return SkillForgeServer.builder(data).provider(provider).database(JdbcConversationStore.open(null, null, null, data)).start();
+        return SkillForgeServer.builder(data).provider(provider).storage(new JdbcStorage(JdbcConversationStore.open(null, null, null, data))).start();
     }
 
     /** The stored replay of the conversation's first answer, as {@code GET /api/conversations/{id}} shows it. */

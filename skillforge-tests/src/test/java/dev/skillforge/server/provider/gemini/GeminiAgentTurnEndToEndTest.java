@@ -1,5 +1,6 @@
 package dev.skillforge.server.provider.gemini;
 
+import dev.skillforge.server.JdbcStorage;
 import dev.skillforge.server.ProviderFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -104,7 +105,7 @@ class GeminiAgentTurnEndToEndTest {
              SkillForgeServer server = SkillForgeServer.builder(data)
                      .provider(new ConfiguredProvider(provider.model(), provider.name(), provider.modelName(), provider.simulated(),
                              provider.nextRequestMessages(), () -> { }))
-                     .database(JdbcConversationStore.open(null, null, null, data)).start()) {
+                     .storage(new JdbcStorage(JdbcConversationStore.open(null, null, null, data))).start()) {
             List<SseClient.Event> events = SseClient.postForEvents(url(server, "/api/agent"),
                     SseClient.userMessage("Learn how to make cold brew coffee"));
 
@@ -119,7 +120,7 @@ class GeminiAgentTurnEndToEndTest {
                 new StreamingHttp.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(10)), new RetryPolicy(1, Duration.ofMillis(10), Duration.ofMillis(50)),
                 GeminiRequest.Options.ALL));
         var provider = new ConfiguredProvider(client, "gemini-sim", SimProviderServer.MODEL, true, GeminiRequest::conversation, () -> { });
-        return SkillForgeServer.builder(data).provider(provider).database(JdbcConversationStore.open(null, null, null, data)).start();
+        return SkillForgeServer.builder(data).provider(provider).storage(new JdbcStorage(JdbcConversationStore.open(null, null, null, data))).start();
     }
 
     private static String url(SkillForgeServer server, String path) {
