@@ -117,6 +117,12 @@ abstract class ForwardingStore implements ConversationStore {
     }
 
     @Override
+    public Set<String> leasesRequestedFrom(String owner) {
+        beforeCall();
+        return delegate.leasesRequestedFrom(owner);
+    }
+
+    @Override
     public void releaseLease(String conversationId, String owner) {
         beforeCall();
         delegate.releaseLease(conversationId, owner);

@@ -11,7 +11,8 @@ import java.util.Objects;
  *
  * @param leaseTtl      how long a lease lasts unless renewed; also how long a dead instance's conversations
  *                      wait before another instance may take them ({@code FORGE_LEASE_SECONDS})
- * @param leaseRenewal  how often hot conversations' leases are renewed (and idle ones let go); well under {@code leaseTtl}
+ * @param leaseRenewal  how often the instance looks for hand-over requests and lets idle conversations go; well under
+ *                      {@code leaseTtl} (the leases themselves are extended every third of {@code leaseTtl})
  * @param handoverWait  how long a request waits for another instance to hand a conversation over
  *                      before it answers "busy" ({@code FORGE_HANDOVER_WAIT_MILLIS})
  * @param idleEviction  a conversation not used for this long leaves memory and gives its lease back

@@ -97,6 +97,13 @@ public interface ConversationStore extends AutoCloseable {
      */
     Set<String> leasesHeldBy(String owner);
 
+    /**
+     * The conversations whose lease is recorded for {@code owner} and that another instance asked for: what a renewal
+     * reports as {@link Renewal#requested()}, found without extending anything (one indexed read, however many
+     * leases {@code owner} holds).
+     */
+    Set<String> leasesRequestedFrom(String owner);
+
     /** Gives the lease up (if {@code owner} holds it). */
     void releaseLease(String conversationId, String owner);
 

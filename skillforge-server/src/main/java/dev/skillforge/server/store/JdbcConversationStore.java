@@ -671,6 +671,11 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     @Override
+    public Set<String> leasesRequestedFrom(String owner) {
+        return leases.requestedFrom(owner);
+    }
+
+    @Override
     public void releaseLease(String conversationId, String owner) {
         leases.release(conversationId, owner);
     }

@@ -27,6 +27,9 @@ final class JdbcLeases {
             "UPDATE leases SET owner = ?, epoch = ?, expires_at = ?, requested_by = ? WHERE conversation_id = ?";
     private static final String REQUEST_LEASE = "UPDATE leases SET requested_by = ? WHERE conversation_id = ?";
     private static final String LEASES_HELD_BY = "SELECT conversation_id FROM leases WHERE owner = ?";
+    /** Served by the partial index {@code leases_requested} (V14), which holds only the rows with a request pending. */
+    private static final String LEASES_REQUESTED_FROM =
+            "SELECT conversation_id FROM leases WHERE requested_by IS NOT NULL AND owner = ? AND requested_by <> owner";
     private static final String RELEASE_LEASE =
             "UPDATE leases SET owner = NULL, requested_by = NULL WHERE conversation_id = ? AND owner = ?";
 
@@ -162,6 +165,12 @@ final class JdbcLeases {
     Set<String> heldBy(String owner) {
         Objects.requireNonNull(owner, "owner");
         return Set.copyOf(transactions.rows("read the leases of " + owner, LEASES_HELD_BY, row -> row.getString(1), owner));
+    }
+
+    Set<String> requestedFrom(String owner) {
+        Objects.requireNonNull(owner, "owner");
+        return Set.copyOf(transactions.rows("read the requests for the leases of " + owner, LEASES_REQUESTED_FROM,
+                row -> row.getString(1), owner));
     }
 
     /**

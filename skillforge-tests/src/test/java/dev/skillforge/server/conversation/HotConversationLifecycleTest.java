@@ -29,6 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -270,6 +274,41 @@ class HotConversationLifecycleTest {
         assertThat(running.events().frames().getLast().event()).isInstanceOfSatisfying(AgentEvent.Done.class,
                 done -> assertThat(done.stopReason()).isEqualTo(StopReason.CANCELLED));
         assertThat(a.turns().follow(Caller.LOCAL, id, 0)).as("on A the run is its own").isInstanceOf(Turns.Followed.Here.class);
+    }
+
+    @Test
+    void leasesAreExtendedEveryThirdOfTheirTimeAndRequestsLookedForEveryRound() throws Exception {
+        Instance a = instance("instance-a");
+        Instance b = instance("instance-b");
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
+        a.host().maintain();
+        long extended = expiry(id);
+        assertThat(extended).isEqualTo(clock.millis() + TIMINGS.leaseTtl().toMillis());
+
+        clock.advance(TIMINGS.leaseTtl().dividedBy(3).minusMillis(1));
+        a.host().maintain();
+        assertThat(expiry(id)).as("within a third of the lease time a round only looks for requests").isEqualTo(extended);
+        clock.advance(Duration.ofMillis(1));
+        a.host().maintain();
+        assertThat(expiry(id)).isEqualTo(clock.millis() + TIMINGS.leaseTtl().toMillis());
+
+        clock.advance(Duration.ofMillis(200));
+        assertThatThrownBy(() -> b.turns().startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class);
+        a.host().maintain();
+        assertThat(a.host().hotCount()).as("a request is seen in the next round, between extensions").isZero();
+        turn(b, id);
+    }
+
+    /** When the conversation's lease expires, as the database file has it. */
+    private long expiry(String id) throws Exception {
+        try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + data.resolve("skillforge.db"));
+             PreparedStatement select = connection.prepareStatement("SELECT expires_at FROM leases WHERE conversation_id = ?")) {
+            select.setString(1, id);
+            try (ResultSet rows = select.executeQuery()) {
+                assertThat(rows.next()).as("a lease row for " + id).isTrue();
+                return rows.getLong(1);
+            }
+        }
     }
 
     @Test

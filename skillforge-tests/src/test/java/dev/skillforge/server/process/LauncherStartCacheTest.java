@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The launcher's start-up cache: a start that finds none for its jar serves at once, without one, and trains it in
- * the background; the next start runs with it. The first start of a fresh clone so waits for the build only.
+ * the background; the next start runs with it. The first start of a fresh clone so waits for the build only. The
+ * training run ({@code skillforge train}: the server on a temporary folder, turns over HTTP) answers every request.
  */
 class LauncherStartCacheTest {
 
@@ -44,6 +45,9 @@ class LauncherStartCacheTest {
             assertThat(first.output()).as("the training's report after the server stopped").contains("the start-up cache is trained");
         }
         assertThat(cache).isRegularFile();
+        // The training run (skillforge train) took every turn: one refused request would have failed it.
+        String training = Files.readString(installation.toRealPath().resolve("skillforge-server/target/aot-training.log"));
+        assertThat(training).contains("Training run: 154 requests answered").doesNotContain("Exception");
 
         try (ServerProcess second = ServerProcess.startByLauncher("start-cache-second", launcher, installation, env)) {
             assertThat(commandLine(second)).contains("-XX:AOTCache=" + cache);

@@ -835,6 +835,27 @@ abstract class ConversationStoreContract {
     }
 
     @Test
+    void leasesRequestedFromNamesWhatOthersAskedOfTheOwnerAndNothingOnceHandedOver() {
+        store().acquireLease("c-1", "A", 1_000, 500);
+        store().acquireLease("c-2", "A", 1_000, 500);
+        store().acquireLease("c-3", "B", 1_000, 500);
+        assertThat(store().leasesRequestedFrom("A")).isEmpty();
+
+        store().acquireLease("c-1", "B", 1_100, 500);
+        store().acquireLease("c-3", "A", 1_100, 500);
+        store().acquireLease("c-2", "A", 1_100, 500); // its holder taking it again is no request
+        assertThat(store().leasesRequestedFrom("A")).as("as a renewal reports them")
+                .containsExactly("c-1")
+                .containsExactlyElementsOf(store().renewLeases("A", Set.of("c-1", "c-2"), 1_200, 500).requested());
+        assertThat(store().leasesRequestedFrom("B")).containsExactly("c-3");
+
+        store().releaseLease("c-1", "A");
+        assertThat(store().leasesRequestedFrom("A")).as("handed over").isEmpty();
+        store().acquireLease("c-1", "B", 1_300, 500);
+        assertThat(store().leasesRequestedFrom("B")).as("B's own request is no request for B").containsExactly("c-3");
+    }
+
+    @Test
     void leasesHeldByNamesTheOwnersLeasesExpiredOrNotAndNoneReleasedOrTakenOver() {
         store().acquireLease("c-1", "A", 1_000, 500);
         store().acquireLease("c-2", "A", 1_000, 500);

@@ -101,6 +101,11 @@ final class RecordingStore implements ConversationStore {
     }
 
     @Override
+    public Set<String> leasesRequestedFrom(String owner) {
+        return delegate.leasesRequestedFrom(owner);
+    }
+
+    @Override
     public void releaseLease(String conversationId, String owner) {
         delegate.releaseLease(conversationId, owner);
     }
