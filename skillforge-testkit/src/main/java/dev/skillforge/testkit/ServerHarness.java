@@ -11,16 +11,18 @@ import dev.skillforge.server.conversation.Conversations;
 import dev.skillforge.server.conversation.Forks;
 import dev.skillforge.server.conversation.Turns;
 import dev.skillforge.server.provider.ConfiguredProvider;
-import dev.skillforge.server.document.Vision;
 import dev.skillforge.server.provider.ProviderRegistry;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.provider.StreamingHttp;
 import dev.skillforge.server.provider.anthropic.AnthropicProvider;
 import dev.skillforge.server.provider.anthropic.AnthropicRequest;
+import dev.skillforge.server.provider.anthropic.AnthropicWire;
 import dev.skillforge.server.provider.gemini.GeminiProvider;
 import dev.skillforge.server.provider.gemini.GeminiRequest;
+import dev.skillforge.server.provider.gemini.GeminiWire;
 import dev.skillforge.server.provider.openai.OpenAiChatRequest;
+import dev.skillforge.server.provider.openai.OpenAiChatWire;
 import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimResponder;
@@ -215,14 +217,14 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
             case GEMINI -> new ConfiguredProvider(new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY,
                     provider.model(), timeouts, retry, GeminiRequest.Options.ALL)), provider.name(), provider.model(), true,
                     GeminiRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices(),
-                    Vision.GEMINI.seeing(provider.sees()));
+                    GeminiWire.VISION.seeing(provider.sees()));
             case ANTHROPIC -> new ConfiguredProvider(new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), API_KEY,
                     provider.model(), timeouts, retry, AnthropicRequest.Options.DEFAULT)), provider.name(), provider.model(), true,
                     AnthropicRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices(),
-                    Vision.ANTHROPIC.seeing(provider.sees()));
+                    AnthropicWire.VISION.seeing(provider.sees()));
             case OPENAI -> new ConfiguredProvider(new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY,
                     provider.model(), true, timeouts, retry)), provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
-                    provider.name(), false, provider.contextWindow(), provider.prices(), Vision.OPENAI_CHAT.seeing(provider.sees()));
+                    provider.name(), false, provider.contextWindow(), provider.prices(), OpenAiChatWire.VISION.seeing(provider.sees()));
         };
     }
 

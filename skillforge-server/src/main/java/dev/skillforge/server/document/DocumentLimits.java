@@ -51,8 +51,8 @@ public final class DocumentLimits {
     /** How long a request waits for its turn before it is refused as busy. */
     public static final long MAX_EXTRACTION_WAIT_MILLIS = 20_000;
     /**
-     * Pixels on either side of an image (Anthropic's documented limit; OpenAI and Gemini scale larger ones down): a
-     * header that claims more is refused, so no viewer or provider is handed a decompression bomb.
+     * Pixels on either side of an image (the strictest documented provider limit; the other providers scale larger ones
+     * down): a header that claims more is refused, so no viewer or provider is handed a decompression bomb.
      */
     public static final int MAX_IMAGE_SIDE = 8000;
     /** Characters of a file name. */

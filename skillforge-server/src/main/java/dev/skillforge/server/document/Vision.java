@@ -3,7 +3,6 @@ package dev.skillforge.server.document;
 import dev.skillforge.core.transcript.Attachment;
 
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -11,10 +10,7 @@ import java.util.stream.Collectors;
 /**
  * Whether a model sees images, and what its provider's API takes of them. Every request of a conversation carries all
  * its images again (the prompt only grows), so the per-request limits hold for the images of the whole conversation as
- * the model sees it. The figures are the vendors' documented ones, read on 2026-12-01: Anthropic's vision page (8000 px
- * a side, 2000 px from 21 images on, 100 images a request for 200k-context models, a 32 MB request; 5 MB of base64 an
- * image), Google's input-file page (a 20 MB request with inline data; PNG, JPEG, WebP, HEIC, HEIF: no GIF), OpenAI's
- * images-and-vision guide (PNG, JPEG, WebP, non-animated GIF; 50 MB and 500 images a request).
+ * the model sees it. A wire format's figures, from its vendor's documentation, are kept with that format's adapter.
  *
  * @param sees         whether the model is sent images at all
  * @param formats      the formats its API takes
@@ -27,20 +23,11 @@ import java.util.stream.Collectors;
 public record Vision(boolean sees, Set<ImageFormat> formats, long maxImageBytes, int maxSide, int maxImages, long maxTotalBytes,
                      int manyImages, int maxSideWhenMany) {
 
-    private static final long MIB = 1024 * 1024;
+    /** A mebibyte: the unit the APIs' byte limits are written in. */
+    public static final long MIB = 1024 * 1024;
 
-    /** Chat Completions: {@code image_url} parts with a {@code data:} URL. Kimi, GLM and DeepSeek take the same wire. */
-    public static final Vision OPENAI_CHAT = new Vision(true, EnumSet.allOf(ImageFormat.class), DocumentLimits.MAX_FILE_BYTES,
-            DocumentLimits.MAX_IMAGE_SIDE, 500, 36 * MIB, Integer.MAX_VALUE, DocumentLimits.MAX_IMAGE_SIDE);
-    /** Gemini: {@code inline_data} parts; a request with inline data is at most 20 MB, base64 included. */
-    public static final Vision GEMINI = new Vision(true, EnumSet.of(ImageFormat.PNG, ImageFormat.JPEG, ImageFormat.WEBP),
-            DocumentLimits.MAX_FILE_BYTES, DocumentLimits.MAX_IMAGE_SIDE, 100, 12 * MIB, Integer.MAX_VALUE, DocumentLimits.MAX_IMAGE_SIDE);
-    /** Anthropic: {@code image} blocks with a base64 source of at most 5 MiB of base64 (3.75 MiB of image). */
-    public static final Vision ANTHROPIC = new Vision(true, EnumSet.allOf(ImageFormat.class), 5 * MIB * 3 / 4,
-            DocumentLimits.MAX_IMAGE_SIDE, 100, 20 * MIB, 21, 2000);
-
-    /** A model that sees no images (the limits are Chat Completions', unused). */
-    public static final Vision NONE = OPENAI_CHAT.seeing(false);
+    /** A model that sees no images: {@link #check} refuses any before a limit matters, so they are all zero. */
+    public static final Vision NONE = new Vision(false, Set.of(), 0, 0, 0, 0, Integer.MAX_VALUE, 0);
 
     public Vision {
         formats = Set.copyOf(formats);

@@ -2,6 +2,9 @@ package dev.skillforge.server.document;
 
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.transcript.Attachment;
+import dev.skillforge.server.provider.anthropic.AnthropicWire;
+import dev.skillforge.server.provider.gemini.GeminiWire;
+import dev.skillforge.server.provider.openai.OpenAiChatWire;
 import dev.skillforge.testkit.TestImages;
 import org.junit.jupiter.api.Test;
 
@@ -107,41 +110,41 @@ class ImagesTest {
     @Test
     void aModelThatDoesNotSeeRefusesImagesNamingTheModel() {
         DocumentException e = catchThrowableOfType(DocumentException.class,
-                () -> Vision.OPENAI_CHAT.seeing(false).check("deepseek-chat", List.of(), List.of(image("a.png", "image/png", 10, 10, 100))));
+                () -> OpenAiChatWire.VISION.seeing(false).check("deepseek-chat", List.of(), List.of(image("a.png", "image/png", 10, 10, 100))));
         assertThat(e.kind()).isEqualTo(DocumentException.Kind.UNSUPPORTED);
         assertThat(e.code()).isEqualTo("model_sees_no_images");
         assertThat(e.getMessage()).startsWith("The model deepseek-chat does not see images, so 'a.png' cannot be sent to it");
-        Vision.OPENAI_CHAT.seeing(false).check("deepseek-chat", List.of(), List.of()); // nothing added: nothing to refuse
+        OpenAiChatWire.VISION.seeing(false).check("deepseek-chat", List.of(), List.of()); // nothing added: nothing to refuse
     }
 
     @Test
     void eachApisOwnLimitsAreClearRefusals() {
         Attachment gif = image("a.gif", "image/gif", 10, 10, 100);
-        DocumentException noGif = catchThrowableOfType(DocumentException.class, () -> Vision.GEMINI.check("gemini-2.5-flash", List.of(), List.of(gif)));
+        DocumentException noGif = catchThrowableOfType(DocumentException.class, () -> GeminiWire.VISION.check("gemini-2.5-flash", List.of(), List.of(gif)));
         assertThat(noGif.kind()).isEqualTo(DocumentException.Kind.UNSUPPORTED);
         assertThat(noGif.getMessage()).isEqualTo("'a.gif' is a GIF, which gemini-2.5-flash does not take: send it as PNG, JPEG, WebP");
-        Vision.OPENAI_CHAT.check("gpt-4o", List.of(), List.of(gif));
+        OpenAiChatWire.VISION.check("gpt-4o", List.of(), List.of(gif));
 
         Attachment big = image("big.png", "image/png", 100, 100, 4 * 1024 * 1024);
-        assertThat(catchThrowableOfType(DocumentException.class, () -> Vision.ANTHROPIC.check("claude-sonnet-5-5", List.of(), List.of(big))).kind())
+        assertThat(catchThrowableOfType(DocumentException.class, () -> AnthropicWire.VISION.check("claude-sonnet-5-5", List.of(), List.of(big))).kind())
                 .as("Anthropic takes 5 MiB of base64: 3.75 MiB of image").isEqualTo(DocumentException.Kind.TOO_LARGE);
 
         List<Attachment> hundred = new ArrayList<>(Collections.nCopies(100, image("x.png", "image/png", 100, 100, 100)));
         DocumentException many = catchThrowableOfType(DocumentException.class,
-                () -> Vision.ANTHROPIC.check("claude-sonnet-5-5", hundred, List.of(image("one-more.png", "image/png", 10, 10, 10))));
+                () -> AnthropicWire.VISION.check("claude-sonnet-5-5", hundred, List.of(image("one-more.png", "image/png", 10, 10, 10))));
         assertThat(many.kind()).isEqualTo(DocumentException.Kind.INVALID);
         assertThat(many.code()).isEqualTo("too_many_images");
         assertThat(many.getMessage()).contains("at most 100 images").contains("this one would carry 101");
 
         List<Attachment> twenty = new ArrayList<>(Collections.nCopies(20, image("x.png", "image/png", 100, 100, 100)));
         DocumentException wide = catchThrowableOfType(DocumentException.class,
-                () -> Vision.ANTHROPIC.check("claude-sonnet-5-5", twenty, List.of(image("wide.png", "image/png", 2001, 100, 100))));
+                () -> AnthropicWire.VISION.check("claude-sonnet-5-5", twenty, List.of(image("wide.png", "image/png", 2001, 100, 100))));
         assertThat(wide.code()).isEqualTo("image_too_big");
         assertThat(wide.getMessage()).contains("at most 2000 on a side in a request of 21 images or more");
-        Vision.ANTHROPIC.check("claude-sonnet-5-5", twenty.subList(0, 19), List.of(image("wide.png", "image/png", 2001, 100, 100)));
+        AnthropicWire.VISION.check("claude-sonnet-5-5", twenty.subList(0, 19), List.of(image("wide.png", "image/png", 2001, 100, 100)));
 
         List<Attachment> heavy = new ArrayList<>(Collections.nCopies(3, image("x.png", "image/png", 100, 100, 4 * 1024 * 1024)));
-        assertThat(catchThrowableOfType(DocumentException.class, () -> Vision.GEMINI.check("gemini-2.5-flash", heavy,
+        assertThat(catchThrowableOfType(DocumentException.class, () -> GeminiWire.VISION.check("gemini-2.5-flash", heavy,
                 List.of(image("last.png", "image/png", 10, 10, 1024 * 1024)))).getMessage())
                 .contains("a request to gemini-2.5-flash may carry at most 12582912 bytes of images");
     }

@@ -11,8 +11,10 @@ import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.config.Settings;
 import dev.skillforge.testkit.SseClient;
-import dev.skillforge.server.provider.sim.DemoAgent;
 import dev.skillforge.server.document.Vision;
+import dev.skillforge.server.provider.gemini.GeminiWire;
+import dev.skillforge.server.provider.openai.OpenAiChatWire;
+import dev.skillforge.server.provider.sim.DemoAgent;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.store.JdbcConversationStore;
 import org.junit.jupiter.api.Test;
@@ -56,11 +58,12 @@ class ProviderRegistryTest {
             assertThat(registry.defaultProvider().simulated()).isTrue();
             assertThat(registry.find("nope")).isEmpty();
             assertThatThrownBy(() -> registry.get("nope")).hasMessage("no provider is named nope: configured are demo, fast, cheap, local");
+            Vision blind = OpenAiChatWire.VISION.seeing(false); // Chat Completions' limits, for a model that does not see
             assertThat(registry.listings()).containsExactly(
-                    new ProviderRegistry.Listing("demo", "sim", SimProviderServer.MODEL, true, false, true, 131_072, Vision.GEMINI),
-                    new ProviderRegistry.Listing("fast", "gemini", "gemini-2.5-flash", false, true, false, 1_048_576, Vision.GEMINI),
-                    new ProviderRegistry.Listing("cheap", "deepseek", "deepseek-chat", false, false, false, 128_000, Vision.NONE),
-                    new ProviderRegistry.Listing("local", "llamacpp", "default", false, false, false, 8192, Vision.NONE));
+                    new ProviderRegistry.Listing("demo", "sim", SimProviderServer.MODEL, true, false, true, 131_072, GeminiWire.VISION),
+                    new ProviderRegistry.Listing("fast", "gemini", "gemini-2.5-flash", false, true, false, 1_048_576, GeminiWire.VISION),
+                    new ProviderRegistry.Listing("cheap", "deepseek", "deepseek-chat", false, false, false, 128_000, blind),
+                    new ProviderRegistry.Listing("local", "llamacpp", "default", false, false, false, 8192, blind));
         }
     }
 
