@@ -73,21 +73,30 @@ public final class ProviderFactory {
         // The simulation refuses what the configured window cannot hold, as a real provider would.
         SimProviderServer sim = SimProviderServer.startOnLoopback(new DemoAgent(ConfiguredProvider.DEMO_CHUNK_DELAY),
                 SimProviderServer.Options.DEFAULT.withContextWindow(spec.contextWindow()));
-        WireAdapter wire;
-        String baseUrl;
-        if (ProviderSpec.SIM_FORMAT_GEMINI.equals(spec.simFormat())) {
-            wire = adapter(ProviderPreset.Wire.GEMINI);
-            baseUrl = sim.geminiBaseUrl();
-        } else if (ProviderSpec.SIM_FORMAT_ANTHROPIC.equals(spec.simFormat())) {
-            wire = adapter(ProviderPreset.Wire.ANTHROPIC);
-            baseUrl = sim.anthropicBaseUrl();
-        } else {
-            wire = adapter(ProviderPreset.Wire.OPENAI_CHAT);
-            baseUrl = sim.baseUrl();
-        }
-        ModelProvider client = wire.client(new WireAdapter.Endpoint(baseUrl, null, SimProviderServer.MODEL, true), spec, timeouts, retry);
+        SimulatedWire simulated = simulatedWire(spec, sim);
+        WireAdapter wire = simulated.adapter();
+        ModelProvider client = wire.client(new WireAdapter.Endpoint(simulated.baseUrl(), null, SimProviderServer.MODEL, true), spec,
+                timeouts, retry);
         return new ConfiguredProvider(client, spec.name(), SimProviderServer.MODEL, true, wire.nextRequestMessages(spec, true), sim,
                 spec.preset().id(), false, spec.contextWindow(), spec.prices(), wire.vision().seeing(spec.vision()));
+    }
+
+    /** The adapter a simulated provider's client is made with, and the base URL it takes on the simulation. */
+    public record SimulatedWire(WireAdapter adapter, String baseUrl) {
+    }
+
+    /**
+     * How a client reaches {@code sim} in {@code spec}'s simulated format (OpenAI's unless it says Gemini's or Anthropic's):
+     * the launcher's simulations and the test kit's, which share one simulation among several providers, both ask here.
+     */
+    public static SimulatedWire simulatedWire(ProviderSpec spec, SimProviderServer sim) {
+        if (ProviderSpec.SIM_FORMAT_GEMINI.equals(spec.simFormat())) {
+            return new SimulatedWire(adapter(ProviderPreset.Wire.GEMINI), sim.geminiBaseUrl());
+        }
+        if (ProviderSpec.SIM_FORMAT_ANTHROPIC.equals(spec.simFormat())) {
+            return new SimulatedWire(adapter(ProviderPreset.Wire.ANTHROPIC), sim.anthropicBaseUrl());
+        }
+        return new SimulatedWire(adapter(ProviderPreset.Wire.OPENAI_CHAT), sim.baseUrl());
     }
 
     /** A hosted provider without its key fails each call at once, saying which variable to set, instead of asking for a 401. */

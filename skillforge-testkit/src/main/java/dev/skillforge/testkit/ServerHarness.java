@@ -1,8 +1,10 @@
 package dev.skillforge.testkit;
 
 import dev.skillforge.server.JdbcStorage;
+import dev.skillforge.server.ProviderFactory;
 import dev.skillforge.server.SkillForgeServer;
 import dev.skillforge.server.access.TeamSettings;
+import dev.skillforge.core.agent.ModelProvider;
 import dev.skillforge.core.agent.TurnLimits;
 import dev.skillforge.server.provider.ProviderPreset;
 import dev.skillforge.server.config.SecuritySettings;
@@ -12,18 +14,11 @@ import dev.skillforge.server.conversation.Forks;
 import dev.skillforge.server.conversation.Turns;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.ProviderRegistry;
+import dev.skillforge.server.provider.ProviderSpec;
 import dev.skillforge.server.provider.RetryPolicy;
 import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.provider.StreamingHttp;
-import dev.skillforge.server.provider.anthropic.AnthropicProvider;
-import dev.skillforge.server.provider.anthropic.AnthropicRequest;
-import dev.skillforge.server.provider.anthropic.AnthropicWire;
-import dev.skillforge.server.provider.gemini.GeminiProvider;
-import dev.skillforge.server.provider.gemini.GeminiRequest;
-import dev.skillforge.server.provider.gemini.GeminiWire;
-import dev.skillforge.server.provider.openai.OpenAiChatRequest;
-import dev.skillforge.server.provider.openai.OpenAiChatWire;
-import dev.skillforge.server.provider.openai.OpenAiCompatibleProvider;
+import dev.skillforge.server.provider.WireAdapter;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimResponder;
 import dev.skillforge.server.store.ConversationStore;
@@ -55,8 +50,16 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
 
     public static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1));
 
-    /** The wire formats the simulated server speaks. */
-    public enum Format { OPENAI, GEMINI, ANTHROPIC }
+    /** The wire formats the simulated server speaks, each by the name a providers file gives it. */
+    public enum Format {
+        OPENAI(ProviderSpec.SIM_FORMAT_OPENAI), GEMINI(ProviderSpec.SIM_FORMAT_GEMINI), ANTHROPIC(ProviderSpec.SIM_FORMAT_ANTHROPIC);
+
+        private final String simFormat;
+
+        Format(String simFormat) {
+            this.simFormat = simFormat;
+        }
+    }
 
     /**
      * A provider on the simulated server: its name, its model, its wire format, its context window, and its prices
@@ -212,20 +215,18 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
                 SimProvider.openAi(OTHER_PROVIDER, OTHER_MODEL, contextWindow));
     }
 
+    /** Built as the launcher builds a simulated provider, but on this harness's one simulation, under the provider's own model. */
     private ConfiguredProvider configured(SimProvider provider, StreamingHttp.Timeouts timeouts, RetryPolicy retry) {
-        return switch (provider.format()) {
-            case GEMINI -> new ConfiguredProvider(new GeminiProvider(new GeminiProvider.Settings(sim.geminiBaseUrl(), API_KEY,
-                    provider.model(), timeouts, retry, GeminiRequest.Options.ALL)), provider.name(), provider.model(), true,
-                    GeminiRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices(),
-                    GeminiWire.VISION.seeing(provider.sees()));
-            case ANTHROPIC -> new ConfiguredProvider(new AnthropicProvider(new AnthropicProvider.Settings(sim.anthropicBaseUrl(), API_KEY,
-                    provider.model(), timeouts, retry, AnthropicRequest.Options.DEFAULT)), provider.name(), provider.model(), true,
-                    AnthropicRequest::conversation, () -> { }, provider.name(), false, provider.contextWindow(), provider.prices(),
-                    AnthropicWire.VISION.seeing(provider.sees()));
-            case OPENAI -> new ConfiguredProvider(new OpenAiCompatibleProvider(new OpenAiCompatibleProvider.Settings(sim.baseUrl(), API_KEY,
-                    provider.model(), true, timeouts, retry)), provider.name(), provider.model(), true, OpenAiChatRequest::messages, () -> { },
-                    provider.name(), false, provider.contextWindow(), provider.prices(), OpenAiChatWire.VISION.seeing(provider.sees()));
-        };
+        // No tools, thoughts or Anthropic settings: what each adapter asks a simulation for is its default.
+        ProviderSpec spec = new ProviderSpec(provider.name(), ProviderPreset.SIM, provider.model(), null, null, API_KEY,
+                provider.format().simFormat, List.of(), false, provider.contextWindow(), null, provider.prices(), provider.sees());
+        ProviderFactory.SimulatedWire simulated = ProviderFactory.simulatedWire(spec, sim);
+        WireAdapter wire = simulated.adapter();
+        ModelProvider client = wire.client(new WireAdapter.Endpoint(simulated.baseUrl(), API_KEY, provider.model(), true), spec,
+                timeouts, retry);
+        // Named as its own preset, as a provider put together by hand is (ConfiguredProvider's short constructor).
+        return new ConfiguredProvider(client, provider.name(), provider.model(), true, wire.nextRequestMessages(spec, true), () -> { },
+                provider.name(), false, provider.contextWindow(), provider.prices(), wire.vision().seeing(provider.sees()));
     }
 
     /** For a test that makes cache breaks on purpose: {@link #close()} does not fail on them. */
