@@ -48,6 +48,13 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
     /** The key the harness's providers send (the simulation accepts any). */
     public static final String API_KEY = "test-key";
 
+    /**
+     * How long the server waits for the simulation's headers and next line unless a test says otherwise: long enough for
+     * a cold path on CI's two cores under a run queue of twenty (a 10 s wait failed there, 3 of 3 runs beside eight busy
+     * loops); the tests of timeouts set their own.
+     */
+    public static final Duration PROVIDER_TIMEOUT = Duration.ofSeconds(30);
+
     public static final RetryPolicy FAST_RETRY = new RetryPolicy(2, Duration.ofMillis(20), Duration.ofSeconds(1));
 
     /** The wire formats the simulated server speaks, each by the name a providers file gives it. */
@@ -108,7 +115,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
     private boolean cacheBreaksExpected;
 
     public ServerHarness(Path dataDir, SimResponder responder) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity());
+        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity());
     }
 
     public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry) throws IOException {
@@ -123,7 +130,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
 
     /** @param security the API token, CORS origins and command allow-list (the defaults: none of them) */
     public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security);
+        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), security);
     }
 
     /** @param contextWindow the providers' context window in tokens, small to make conversations outgrow it */
@@ -138,19 +145,19 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
 
     /** @param providers the configured providers, all on the one simulated server; the first is the default */
     public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security, List<SimProvider> providers) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
+        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
                 Tracing.off());
     }
 
     /** @param turnLimits how far one turn may go (model calls, answer size, commands) */
     public ServerHarness(Path dataDir, SimResponder responder, TurnLimits turnLimits) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
+        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
                 DEFAULT_PROVIDERS, turnLimits, Tracing.off());
     }
 
     /** @param tracing where the server's traces go ({@link OtlpReceiver#tracing}) */
     public ServerHarness(Path dataDir, SimResponder responder, Tracing tracing) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
+        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
                 DEFAULT_PROVIDERS, TurnLimits.DEFAULT, tracing);
     }
 
@@ -161,7 +168,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
      */
     public ServerHarness(Path dataDir, SimResponder responder, JdbcConversationStore store, SecuritySettings security)
             throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, DEFAULT_PROVIDERS,
+        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), security, DEFAULT_PROVIDERS,
                 TurnLimits.DEFAULT, Tracing.off(), store);
     }
 
@@ -179,7 +186,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
      */
     public ServerHarness(Path dataDir, SimResponder responder, JdbcConversationStore store, SecuritySettings security, TeamSettings team,
                          List<SimProvider> providers) throws IOException {
-        this(dataDir, responder, Duration.ofSeconds(10), FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
+        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
                 Tracing.off(), store == null ? JdbcConversationStore.open(null, null, null, dataDir) : store, Optional.of(team));
     }
 

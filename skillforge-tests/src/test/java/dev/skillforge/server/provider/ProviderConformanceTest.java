@@ -290,7 +290,7 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
     void silenceLongerThanTheIdleTimeoutIsATimeout() {
         script.then(SimReply.of("before", "never").withFault(new SimReply.Silence(1, Duration.ofSeconds(5))));
 
-        ProviderException e = failure(() -> provider(sim, timeouts(Duration.ofSeconds(1)), FAST_RETRY)
+        ProviderException e = failure(() -> provider(sim, timeouts(Duration.ofSeconds(2)), FAST_RETRY)
                 .stream(call(new Entry.User("hi")), listener, cancellation));
 
         assertThat(e.code()).isEqualTo("provider_timeout");
@@ -301,11 +301,11 @@ public abstract class ProviderConformanceTest extends SimProviderTestBase {
     void onlyKeepAlivesForLongerThanTheIdleTimeoutIsATimeoutToo() {
         script.then(SimReply.of("before", "never").withFault(new SimReply.Stall(1)));
 
-        ProviderException e = failure(() -> provider(sim, timeouts(Duration.ofSeconds(1)), FAST_RETRY)
+        ProviderException e = failure(() -> provider(sim, timeouts(Duration.ofSeconds(2)), FAST_RETRY)
                 .stream(call(new Entry.User("hi")), listener, cancellation));
 
         assertThat(e.code()).isEqualTo("provider_timeout");
-        assertThat(e.getMessage()).isEqualTo("The provider sent only keep-alives for 1 s: no data");
+        assertThat(e.getMessage()).isEqualTo("The provider sent only keep-alives for 2 s: no data");
     }
 
     // ================================================================ cancellation
