@@ -47,7 +47,9 @@ class LauncherStartCacheTest {
         assertThat(cache).isRegularFile();
         // The training run (skillforge train) took every turn: one refused request would have failed it.
         String training = Files.readString(installation.toRealPath().resolve("skillforge-server/target/aot-training.log"));
-        assertThat(training).contains("Training run: 154 requests answered").doesNotContain("Exception");
+        assertThat(training).contains("Training run: 154 requests answered");
+        assertThat(training.lines().filter(line -> line.contains("Exception") && !line.contains("[warning][aot] Skipping")))
+                .as("no exception besides the classes the cache leaves out").isEmpty();
 
         try (ServerProcess second = ServerProcess.startByLauncher("start-cache-second", launcher, installation, env)) {
             assertThat(commandLine(second)).contains("-XX:AOTCache=" + cache);
