@@ -1,6 +1,7 @@
 // The chat page's owner of state: which conversation is shown, sending a message and following its turn, stop,
-// re-attaching after a reload or a switch, the composer, scrolling, the live change feed, and wiring the modules
-// (conversation-list.js the sidebar, run-cache.js what a tab saw of a turn, turn.js a turn's view, notices.js toasts,
+// re-attaching after a reload or a switch, what to do on a change elsewhere, and wiring the modules (composer.js the
+// message box and its files, scrolling.js following the chat to its end, live-changes.js the change feed,
+// conversation-list.js the sidebar, run-cache.js what a tab saw of a turn, turn.js a turn's view, notices.js toasts,
 // settings.js, account.js, skills.js, branches.js, search.js, attachments.js). It talks only to the server's API.
 
 import { Account } from './account.js';
@@ -10,7 +11,10 @@ import { costText, element, formatCount } from './render.js';
 import { Settings } from './settings.js';
 import { SkillsPanel } from './skills.js';
 import { TurnView, markContextCut } from './turn.js';
-import { ACCEPT, PendingAttachments, Preview, chip, isLongPaste, storedChips } from './attachments.js';
+import { Preview, chip, storedChips } from './attachments.js';
+import { Composer } from './composer.js';
+import { listenForChanges } from './live-changes.js';
+import { StickyScroll } from './scrolling.js';
 import { revealFound } from './search.js';
 import { ConversationList } from './conversation-list.js';
 import { describe, retryable, toast } from './notices.js';
@@ -42,11 +46,22 @@ const state = {
   run: null, // the turn this page is following in the shown conversation
   load: 0, // increases on every switch, so a slow load for an earlier choice is dropped
   opening: null, // the conversation being opened (a promise): a message sent meanwhile waits for it
-  stick: true, // follow the stream to the bottom unless the person scrolled up
   chat: null, // the shown conversation's provider and model, once known: {id, provider, model}
 };
 
 const preview = new Preview();
+const scroll = new StickyScroll(ui.messages, ui.jump, () => ui.input.focus());
+const composer = new Composer({
+  form: ui.composer, input: ui.input, chat: ui.chat, attach: $('attach'), fileInput: $('file-input'),
+  pendingList: $('pending-attachments'), stopButton: ui.stop, examples: document.querySelectorAll('.example'),
+}, {
+  preview,
+  toast: message => toast(message),
+  shownProvider: () => shownProvider,
+  busy: () => Boolean(state.run),
+  send: (text, files) => send(text, files),
+  stop: () => stop(),
+});
 
 /** What Continue sends after a stopped answer: a new turn asking the model to go on (the stored answer stays as it is). */
 const CONTINUE_MESSAGE = 'Continue from where you stopped.';
@@ -159,7 +174,7 @@ async function send(text, files = []) {
   if (state.opening) {
     await state.opening; // sent in the instant of a switch: it goes to the conversation being opened, once shown
     if (state.run) {
-      keepInBox(text); // that conversation has a turn running: the message waits in the box
+      composer.keep(text); // that conversation has a turn running: the message waits in the box
       return;
     }
   }
@@ -170,8 +185,8 @@ async function send(text, files = []) {
   const sentChips = files.length ? element('ul', 'attachment-chips sent') : null;
   files.forEach(file => sentChips.append(chip(file, preview)));
   const view = addTurn(new TurnView(text, actions, sentChips));
-  state.stick = true;
-  scrollToEnd();
+  scroll.stick = true;
+  scroll.toEnd();
   const run = startRun(view, state.id);
   let created = null; // made for this message: not kept when the message is refused
   try {
@@ -212,7 +227,7 @@ async function send(text, files = []) {
     if (e.code === 'turn_in_progress' && run.id) {
       // Another tab (or client) runs a turn here: follow it instead of failing; the message waits in the box.
       view.el.remove();
-      keepInBox(text);
+      composer.keep(text);
       toast('A turn is already running in this conversation (in another tab?): showing it. Your message is still in the box.');
       openConversation(run.id);
       return;
@@ -221,7 +236,7 @@ async function send(text, files = []) {
       account.refreshUsage();
     }
     view.failedToStart(describe(e), retryable(e.code) ? 'retry' : null);
-    keepInBox(text); // not sent: it can be changed and sent again
+    composer.keep(text); // not sent: it can be changed and sent again
     if (created && e.status >= 400 && e.status < 500) {
       await forgetRefusedChat(created.id);
     }
@@ -291,15 +306,6 @@ async function switchBranch(id) {
   history.pushState(null, '', '#/c/' + encodeURIComponent(id));
   await openConversation(id);
   chatList.refresh();
-}
-
-/** Puts a message that was not sent back into the empty box, so it is not lost. */
-function keepInBox(text) {
-  if (ui.input.value.trim() === '') {
-    ui.input.value = text;
-    autosize();
-  }
-  ui.input.focus();
 }
 
 /**
@@ -394,7 +400,7 @@ async function markLiveContextCut(id, cut) {
   try {
     const snapshot = await api.conversation(id);
     if (load === state.load && state.id === id && markContextCut(ui.turns, snapshot.entries, cut.keptFrom, cut.note)) {
-      contentChanged();
+      scroll.contentChanged();
     }
   } catch {
     // the mark shows when the conversation is next opened
@@ -436,7 +442,7 @@ function idFromHash() {
 }
 
 function addTurn(view) {
-  view.onChange = contentChanged;
+  view.onChange = () => scroll.contentChanged();
   ui.turns.append(view.el);
   return view;
 }
@@ -523,7 +529,7 @@ async function loadConversation(id) {
   }
   showEmptyState(snapshot.turns.length === 0);
   showBranchSwitches(ui.turns, snapshot.branches, switchBranch);
-  state.stick = true;
+  scroll.stick = true;
   if (running) {
     reattach(id, running);
   } else {
@@ -535,9 +541,9 @@ async function loadConversation(id) {
     }
   }
   if (revealFound(id, ui.turns, snapshot.entries)) {
-    state.stick = false; // opened at a search result: stay there
+    scroll.stick = false; // opened at a search result: stay there
   } else {
-    scrollToEnd();
+    scroll.toEnd();
   }
 }
 
@@ -555,7 +561,7 @@ function reattach(id, turn) {
   } else {
     cache = { turn: turn.turn, lastEventId: 0, events: [] }; // nothing seen here: replay the whole turn
   }
-  scrollToEnd();
+  scroll.toEnd();
   follow(run, cache, signal => api.events(id, cache.lastEventId, signal));
 }
 
@@ -615,136 +621,6 @@ async function refreshConversationUsage(id, view, turnNumber) {
   }
 }
 
-// ---- scrolling --------------------------------------------------------------------------------
-
-function nearBottom() {
-  const m = ui.messages;
-  return m.scrollHeight - m.scrollTop - m.clientHeight < 48;
-}
-
-function scrollToEnd() {
-  ui.messages.scrollTop = ui.messages.scrollHeight;
-  ui.jump.hidden = true;
-}
-
-function contentChanged() {
-  if (state.stick) {
-    scrollToEnd();
-  } else {
-    ui.jump.hidden = false;
-  }
-}
-
-// Only the person scrolling up stops the following: content that grows or shrinks also moves the
-// scroll position, and that must not count as "scrolled up to read".
-let lastUserScroll = 0;
-const userScrolls = () => { lastUserScroll = Date.now(); };
-ui.messages.addEventListener('wheel', userScrolls, { passive: true });
-ui.messages.addEventListener('touchmove', userScrolls, { passive: true });
-ui.messages.addEventListener('pointerdown', userScrolls); // the scroll bar
-ui.messages.addEventListener('keydown', event => {
-  if (['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' '].includes(event.key)) {
-    userScrolls();
-  }
-});
-
-ui.messages.addEventListener('scroll', () => {
-  if (nearBottom()) {
-    state.stick = true;
-    ui.jump.hidden = true;
-  } else if (Date.now() - lastUserScroll < 1000) {
-    state.stick = false;
-  } else if (state.stick) {
-    scrollToEnd();
-  }
-});
-
-ui.jump.addEventListener('click', () => {
-  state.stick = true;
-  scrollToEnd();
-  ui.input.focus();
-});
-
-// ---- composer ---------------------------------------------------------------------------------
-
-function autosize() {
-  ui.input.style.height = 'auto';
-  ui.input.style.height = Math.min(ui.input.scrollHeight, 220) + 'px';
-}
-
-ui.composer.addEventListener('submit', event => {
-  event.preventDefault();
-  const text = ui.input.value;
-  if (state.run || (text.trim() === '' && pending.files.length === 0)) {
-    return;
-  }
-  ui.input.value = '';
-  autosize();
-  send(text, pending.take());
-});
-
-// Files: picked (+), dropped anywhere on the chat, pasted images, or a long paste turned into a text file. An image
-// the shown provider's model does not see is refused at once, with the reason (GET /api/providers says which see).
-const pending = new PendingAttachments($('pending-attachments'), preview, message => toast(message), () => shownProvider);
-const fileInput = $('file-input');
-fileInput.accept = ACCEPT;
-$('attach').addEventListener('click', () => fileInput.click());
-fileInput.addEventListener('change', () => {
-  pending.add([...fileInput.files]);
-  fileInput.value = ''; // the same file may be picked again
-  ui.input.focus();
-});
-ui.chat.addEventListener('dragover', event => {
-  if (event.dataTransfer && [...event.dataTransfer.types].includes('Files')) {
-    event.preventDefault();
-    ui.chat.classList.add('dropping');
-  }
-});
-ui.chat.addEventListener('dragleave', event => {
-  if (event.target === ui.chat || !ui.chat.contains(event.relatedTarget)) {
-    ui.chat.classList.remove('dropping');
-  }
-});
-ui.chat.addEventListener('drop', event => {
-  ui.chat.classList.remove('dropping');
-  if (event.dataTransfer && event.dataTransfer.files.length) {
-    event.preventDefault();
-    pending.add([...event.dataTransfer.files]);
-    ui.input.focus();
-  }
-});
-ui.input.addEventListener('paste', event => {
-  const images = event.clipboardData ? [...event.clipboardData.files].filter(file => file.type.startsWith('image/')) : [];
-  if (images.length) {
-    event.preventDefault(); // a screenshot or a copied picture becomes a chip (a copied image may carry its URL as text too)
-    images.forEach(image => pending.addPastedImage(image));
-    return;
-  }
-  const text = event.clipboardData ? event.clipboardData.getData('text/plain') : '';
-  if (text && isLongPaste(text)) {
-    event.preventDefault(); // a long document becomes a chip, not a bubble thousands of pixels tall
-    if (pending.addPastedText(text)) {
-      toast('The long paste was attached as a text file.');
-    }
-  }
-});
-
-ui.input.addEventListener('keydown', event => {
-  if (event.key === 'Enter' && !event.shiftKey && !event.ctrlKey && !event.altKey && !event.metaKey && !event.isComposing) {
-    event.preventDefault(); // Enter sends; Shift+Enter keeps its default: a new line
-    ui.composer.requestSubmit();
-  }
-});
-ui.input.addEventListener('input', autosize);
-ui.stop.addEventListener('click', stop);
-
-for (const example of document.querySelectorAll('.example')) {
-  example.addEventListener('click', () => {
-    send(example.textContent.trim());
-    ui.input.focus(); // the next message can be typed at once
-  });
-}
-
 // ---- chrome: provider label, theme, sidebar, notices ------------------------------------------
 
 /** The provider the next message goes to (a listing of GET /api/providers), or null while unknown. */
@@ -756,7 +632,7 @@ let shownProvider = null;
  */
 function showProvider(provider) {
   shownProvider = provider && provider.name ? provider : null;
-  pending.recheck();
+  composer.providerChanged();
   ui.provider.classList.remove('simulated', 'offline', 'several');
   ui.provider.removeAttribute('title');
   ui.simNotice.hidden = !(provider && provider.simulated);
@@ -878,47 +754,9 @@ window.addEventListener('hashchange', () => {
   }
 });
 
-// ---- live: one stream of conversation changes per page ---------------------------------------
+// ---- live: what other tabs and clients change -------------------------------------------------
 
 let listTimer = null;
-
-/**
- * Every tab sees what the others (and other clients) change: the list follows, and a turn started
- * elsewhere in the chat shown here is followed as it runs. EventSource reconnects by itself. A hidden
- * tab closes its stream (a browser allows only six connections to a server over HTTP/1.1, and each
- * open stream holds one); shown again, it reopens it and catches up with what it missed.
- */
-function listenForChanges() {
-  if (!window.EventSource) {
-    return;
-  }
-  let changes = null;
-  const open = () => {
-    changes = new EventSource('/api/conversations/changes');
-    changes.addEventListener('open', catchUp);
-    changes.addEventListener('message', event => {
-      let change;
-      try {
-        change = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      onChange(change);
-    });
-  };
-  document.addEventListener('visibilitychange', () => {
-    if (document.hidden && changes) {
-      changes.close();
-      changes = null;
-      clearTimeout(listTimer); // a change that came just before: caught up with the rest when shown
-    } else if (!document.hidden && !changes) {
-      open();
-    }
-  });
-  if (!document.hidden) {
-    open();
-  }
-}
 
 /** After (re)connecting: the list as it is now, and the shown chat's turn if one runs there that this tab does not follow. */
 async function catchUp() {
@@ -965,5 +803,5 @@ if (initial) {
 }
 loadProviders();
 account.load().then(() => skills.allowPublishing(account.me));
-listenForChanges();
+listenForChanges({ onOpen: catchUp, onChange, onHidden: () => clearTimeout(listTimer) }); // a change that came just before: caught up when shown
 ui.body.dataset.ready = 'true';
