@@ -62,13 +62,21 @@ public final class StoreWriter implements AutoCloseable {
      * @param minBackoff   the first wait after a failed batch
      * @param maxBackoff   the longest wait between retries
      * @param closeTimeout how long {@link #close()} waits for queued writes to be applied
+     * @param linger       how long a batch shorter than {@code maxBatch} waits for more writes before it is applied,
+     *                     unless someone waits for a {@link #flush}: one commit for several writes under load
      */
-    public record Options(int maxBatch, Duration minBackoff, Duration maxBackoff, Duration closeTimeout) {
+    public record Options(int maxBatch, Duration minBackoff, Duration maxBackoff, Duration closeTimeout, Duration linger) {
 
         public static final Options DEFAULT =
-                new Options(500, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(10));
+                new Options(500, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofMillis(5));
+
+        /** Options whose batches are applied as soon as the writer is free. */
+        public Options(int maxBatch, Duration minBackoff, Duration maxBackoff, Duration closeTimeout) {
+            this(maxBatch, minBackoff, maxBackoff, closeTimeout, Duration.ZERO);
+        }
 
         public Options {
+            Objects.requireNonNull(linger, "linger");
             if (maxBatch < 1) {
                 throw new IllegalArgumentException("maxBatch must be at least 1, was " + maxBatch);
             }
@@ -108,6 +116,11 @@ public final class StoreWriter implements AutoCloseable {
     private final ArrayDeque<List<Write>> queue = new ArrayDeque<>();
     private long submitted;
     private long done;
+    /** Writes in {@link #queue}. */
+    private long queuedWrites;
+    /** The writer waits for more writes before applying a short batch: a submit need not wake it. */
+    private boolean lingering;
+    private int flushWaiters;
     private boolean closed;
     private boolean stopping;
     private boolean abandoned;
@@ -170,7 +183,10 @@ public final class StoreWriter implements AutoCloseable {
             }
             queue.addLast(unit);
             submitted += unit.size();
-            wakeUp.signal();
+            queuedWrites += unit.size();
+            if (!lingering || queuedWrites >= options.maxBatch()) {
+                wakeUp.signal();
+            }
             return submitted;
         } finally {
             lock.unlock();
@@ -196,7 +212,11 @@ public final class StoreWriter implements AutoCloseable {
     public boolean flush(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         lock.lock();
+        flushWaiters++;
         try {
+            if (lingering) {
+                wakeUp.signal(); // a flush is awaited: no more waiting for a fuller batch
+            }
             long target = submitted;
             while (done < target) {
                 long left = deadline - System.nanoTime();
@@ -210,6 +230,7 @@ public final class StoreWriter implements AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         } finally {
+            flushWaiters--;
             lock.unlock();
         }
     }
@@ -317,6 +338,7 @@ public final class StoreWriter implements AutoCloseable {
                 }
                 wakeUp.awaitUninterruptibly();
             }
+            lingerForMore();
             List<List<Write>> units = new ArrayList<>();
             int size = 0;
             while (!queue.isEmpty() && (units.isEmpty() || size + queue.peekFirst().size() <= options.maxBatch())) {
@@ -324,9 +346,32 @@ public final class StoreWriter implements AutoCloseable {
                 units.add(unit);
                 size += unit.size();
             }
+            queuedWrites -= size;
             return units;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock, with writes queued: waits up to {@link Options#linger()} for the batch to fill, unless a flush is
+     * awaited or the writer stops. Submits during the wait do not wake the writer, so waiting costs one timed park.
+     */
+    private void lingerForMore() {
+        long end = System.nanoTime() + options.linger().toNanos();
+        lingering = true;
+        try {
+            while (queuedWrites < options.maxBatch() && flushWaiters == 0 && !stopping) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                wakeUp.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lingering = false;
         }
     }
 

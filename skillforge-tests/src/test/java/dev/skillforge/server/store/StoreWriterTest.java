@@ -94,6 +94,23 @@ class StoreWriterTest {
     }
 
     @Test
+    void aShallowQueueWaitsItsLingerForMoreWritesAndAFlushCutsTheWaitShort() {
+        RecordingStore recording = new RecordingStore(database);
+        StoreWriter writer = writer(recording, new StoreWriter.Options(500, QUICK_BACKOFF, Duration.ofMillis(100),
+                Duration.ofSeconds(10), Duration.ofMinutes(1)));
+        List<Write> writes = conversationWrites("c-1", 30);
+
+        long start = System.nanoTime();
+        writes.forEach(writer::submit);
+        assertThat(recording.batches()).as("a minute's linger: nothing applied while the writes come in").isEmpty();
+        assertThat(writer.flush(WAIT)).isTrue();
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the flush ended the linger").isLessThan(Duration.ofSeconds(30));
+        assertThat(recording.batches()).as("one commit for all of them").hasSize(1);
+        assertThat(recording.applied()).isEqualTo(writes);
+    }
+
+    @Test
     void flushReturnsOnceTheWritesAreVisibleInTheStore() {
         StoreWriter writer = writer(database, 500);
 
