@@ -189,7 +189,7 @@ public final class Turns {
     private boolean stopIfRunningHere(Caller caller, String id) {
         Optional<HotConversation> conversation = host.hot.get(ConversationHost.validId(id));
         if (conversation.isEmpty() || !conversation.get().record().owner().equals(caller.personId())) {
-            host.snapshot(caller, id); // 404 for an unknown id, or another person's
+            host.requireStored(caller, id); // 404 for an unknown id, or another person's: one row read, not the history
             return false;
         }
         Optional<AgentRun> run = conversation.get().running();
