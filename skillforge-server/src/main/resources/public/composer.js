@@ -2,6 +2,7 @@
 // files picked (+), dropped anywhere on the chat, pasted images, or a long paste turned into a text file; the example
 // prompts of an empty chat.
 import { ACCEPT, PendingAttachments, isLongPaste } from './attachments.js';
+import { acceptDroppedFiles } from './drop-zone.js';
 
 export class Composer {
   /**
@@ -39,24 +40,9 @@ export class Composer {
       fileInput.value = ''; // the same file may be picked again
       input.focus();
     });
-    chat.addEventListener('dragover', event => {
-      if (event.dataTransfer && [...event.dataTransfer.types].includes('Files')) {
-        event.preventDefault();
-        chat.classList.add('dropping');
-      }
-    });
-    chat.addEventListener('dragleave', event => {
-      if (event.target === chat || !chat.contains(event.relatedTarget)) {
-        chat.classList.remove('dropping');
-      }
-    });
-    chat.addEventListener('drop', event => {
-      chat.classList.remove('dropping');
-      if (event.dataTransfer && event.dataTransfer.files.length) {
-        event.preventDefault();
-        pending.add([...event.dataTransfer.files]);
-        input.focus();
-      }
+    acceptDroppedFiles(chat, files => {
+      pending.add(files);
+      input.focus();
     });
     input.addEventListener('paste', event => {
       const images = event.clipboardData ? [...event.clipboardData.files].filter(file => file.type.startsWith('image/')) : [];

@@ -2,6 +2,7 @@
 // zip before it writes anything; its answer (the skills imported, or every problem) shows in the panel.
 
 import { api } from './api.js';
+import { acceptDroppedFiles } from './drop-zone.js';
 import { element } from './render.js';
 
 export class SkillImport {
@@ -17,24 +18,7 @@ export class SkillImport {
       }
       input.value = '';
     });
-    panel.addEventListener('dragover', event => {
-      if (event.dataTransfer && [...event.dataTransfer.types].includes('Files')) {
-        event.preventDefault();
-        panel.classList.add('dropping');
-      }
-    });
-    panel.addEventListener('dragleave', event => {
-      if (event.target === panel || !panel.contains(event.relatedTarget)) {
-        panel.classList.remove('dropping');
-      }
-    });
-    panel.addEventListener('drop', event => {
-      panel.classList.remove('dropping');
-      if (event.dataTransfer && event.dataTransfer.files.length) {
-        event.preventDefault();
-        this.import(event.dataTransfer.files[0]);
-      }
-    });
+    acceptDroppedFiles(panel, files => this.import(files[0]));
   }
 
   async import(file) {
