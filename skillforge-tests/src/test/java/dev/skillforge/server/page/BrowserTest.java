@@ -15,7 +15,6 @@ import com.microsoft.playwright.options.ReducedMotion;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.testkit.SseClient;
 import dev.skillforge.server.provider.sim.SimResponder;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,7 +36,8 @@ import static org.assertj.core.api.Assertions.fail;
  * The chat page in a real browser: Debian's headless Chromium driven by Playwright, against a real
  * server ({@link ServerHarness}) whose simulated provider answers from each test's script.
  *
- * <p>One browser per test class, a fresh context (cookies, storage) and page per test. Every test
+ * <p>One browser per test JVM (launching Chromium and Playwright's driver costs seconds of CPU, more than most
+ * tests), a fresh context (cookies, storage) and page per test, so no test sees another's. Every test
  * leaves a screenshot at {@code target/screenshots/<test>.png}, also when it fails, and fails when
  * the page threw an uncaught error or the browser refused something (a CSP violation, for one).
  */
@@ -63,6 +63,9 @@ abstract class BrowserTest {
 
     @BeforeAll
     static void launchChromium() {
+        if (browser != null) {
+            return; // launched for an earlier class of this JVM
+        }
         if (!Files.isExecutable(CHROMIUM)) {
             fail("The browser tests need Debian's Chromium at " + CHROMIUM + " and it is not there. Install it with "
                     + "`apt-get update && apt-get install -y --no-install-recommends chromium` "
@@ -72,16 +75,10 @@ abstract class BrowserTest {
         playwright = Playwright.create(new Playwright.CreateOptions().setEnv(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")));
         browser = playwright.chromium().launch(new BrowserType.LaunchOptions()
                 .setExecutablePath(CHROMIUM).setHeadless(true).setArgs(CHROMIUM_ARGS));
-    }
-
-    @AfterAll
-    static void closeChromium() {
-        if (browser != null) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             browser.close();
-        }
-        if (playwright != null) {
             playwright.close();
-        }
+        }, "close-chromium"));
     }
 
     @BeforeEach
