@@ -168,14 +168,28 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
         return server;
     }
 
+    /** The children's JVM: two cores run the tests, a database and up to two servers, so a small, quick-starting one. */
+    private static final List<String> CHILD_JVM_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED",
+            "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            // A cache break fails the child's model call too, as it does in this JVM.
+            "-D" + PrefixGuard.STRICT_PROPERTY + "=" + PrefixGuard.strictByProperty());
+
     private static ServerProcess launch(String name, Path dataDir, Map<String, String> env, int port, Path log) throws IOException {
+        try {
+            return launch(name, dataDir, env, port, log, ChildStartCache.options(CHILD_JVM_OPTIONS, ServerProcess::trainStartCache));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while the start-up cache was trained", e);
+        }
+    }
+
+    private static ServerProcess launch(String name, Path dataDir, Map<String, String> env, int port, Path log, List<String> cacheOptions)
+            throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
-                // Two cores run the tests, a database and up to two servers: a small, quick-starting JVM.
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                // A cache break fails the child's model call too, as it does in this JVM.
-                "-D" + PrefixGuard.STRICT_PROPERTY + "=" + PrefixGuard.strictByProperty(),
-                "-cp", System.getProperty("java.class.path"), "dev.skillforge.server.Main", "serve"));
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(CHILD_JVM_OPTIONS);
+        command.addAll(cacheOptions);
+        command.addAll(List.of("-cp", ChildStartCache.classPath(), "dev.skillforge.server.Main", "serve"));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -184,6 +198,23 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
         environment.put("LC_ALL", LAUNCHER_LOCALE);
         environment.putAll(settings(dataDir, env, port));
         return new ServerProcess(name, builder.start(), port, log);
+    }
+
+    /** The start-up cache's training: what most tests do first, a start and a turn (the offline demo answers it). */
+    private static void trainStartCache(List<String> trainingOptions) throws IOException, InterruptedException {
+        Path data = Files.createTempDirectory("child-start-training");
+        Path log = Path.of("target", "process-logs").toAbsolutePath().resolve("child-start-training-" + ProcessHandle.current().pid() + ".log");
+        Files.createDirectories(log.getParent());
+        SandboxFolders.passable(data);
+        try (ServerProcess server = launch("child-start-training", data, Map.of(), freePort(), log, trainingOptions)) {
+            server.awaitHealthy();
+            ForgeClient.turn(server, ForgeClient.create(server), "Make a skill that greets people.");
+            server.stop(); // the JVM writes the cache as it exits
+        } finally {
+            try (var paths = Files.walk(data)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
     }
 
     private static ServerProcess launchByLauncher(String name, Path launcher, Path workingFolder, Path dataDir, Map<String, String> env,
