@@ -1,5 +1,6 @@
 package dev.skillforge.core.context;
 
+import dev.skillforge.core.transcript.Attachment;
 import dev.skillforge.core.transcript.Entry;
 import dev.skillforge.core.transcript.StorableText;
 import dev.skillforge.core.transcript.Transcript;
@@ -157,13 +158,19 @@ public final class ContextWindow implements ContextView {
         return note.toString();
     }
 
-    /** What an entry costs: its text, and the images of a person's message. */
+    /**
+     * What an entry costs: its text, and the images of a person's message. A message with attachments is counted part
+     * by part (each document's text, then the message): the parts are strings the transcript keeps, so a counter that
+     * remembers what it counted (the server's does) counts each once, where the joined text would be new on every
+     * request.
+     */
     private long cost(Entry entry) {
-        long cost = cost(entry.modelText());
-        if (entry instanceof Entry.User user) {
-            for (var image : user.images()) {
-                cost += image.image().tokens();
-            }
+        if (!(entry instanceof Entry.User user) || user.attachments().isEmpty()) {
+            return cost(entry.modelText());
+        }
+        long cost = cost(user.content());
+        for (Attachment attachment : user.attachments()) {
+            cost += attachment.image() == null ? tokens.applyAsInt(attachment.promptText()) : attachment.image().tokens();
         }
         return cost;
     }

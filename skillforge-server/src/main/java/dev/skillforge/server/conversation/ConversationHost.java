@@ -18,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The conversations this instance holds, and their life: hot copies ({@link HotConversations}, in memory under this
@@ -27,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  * {@link Turns} (start, stop, follow: here or on another instance), {@link Forks} and {@link Attachments}, each built on
  * one host; the host itself recovers, renews leases, drains and closes.
  *
- * <p>Time comes from the {@link InstantSource} given, so lease expiry and idle eviction can be tested
+ * <p>Time comes from the {@link InstantSource} given (records, leases, idle eviction) and from a monotonic ticker in
+ * nanoseconds, as {@link System#nanoTime()} (how long a request waits for a hand-over or for a turn elsewhere to end,
+ * how long a drain lets turns finish; a wall clock set back would stretch those), so all of them can be tested
  * without waiting; {@link #maintain()} is the periodic work that {@link #startMaintenance()} schedules.
  */
 public final class ConversationHost implements AutoCloseable {
@@ -43,6 +46,7 @@ public final class ConversationHost implements AutoCloseable {
     final PersonalDefaults defaults;
     final ConversationTimings timings;
     final InstantSource clock;
+    final LongSupplier ticker;
     private final String instanceId;
     final HotConversations hot;
     private final LeaseKeeper leases;
@@ -60,6 +64,8 @@ public final class ConversationHost implements AutoCloseable {
     }
 
     /**
+     * A host whose waits are timed by {@link System#nanoTime()}.
+     *
      * @param systemPrompt the system prompt new conversations are fixed to (it is stored with each)
      * @param commands     where each conversation's commands run
      * @param budgets      what each person may still spend: checked before a turn, told what it cost after
@@ -70,6 +76,13 @@ public final class ConversationHost implements AutoCloseable {
     public ConversationHost(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
                             ConversationCommands commands, Budgets budgets, PersonalDefaults defaults, String instanceId,
                             ConversationTimings timings, InstantSource clock) {
+        this(store, writer, systemPrompt, models, commands, budgets, defaults, instanceId, timings, clock, System::nanoTime);
+    }
+
+    /** As the constructor above, with {@code ticker} (nanoseconds, never set back) timing the waits. */
+    public ConversationHost(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
+                            ConversationCommands commands, Budgets budgets, PersonalDefaults defaults, String instanceId,
+                            ConversationTimings timings, InstantSource clock, LongSupplier ticker) {
         this.store = store;
         this.writer = writer;
         this.systemPrompt = systemPrompt;
@@ -79,8 +92,9 @@ public final class ConversationHost implements AutoCloseable {
         this.defaults = defaults;
         this.timings = timings;
         this.clock = clock;
+        this.ticker = ticker;
         this.instanceId = instanceId;
-        this.hot = new HotConversations(store, writer, instanceId, timings, clock);
+        this.hot = new HotConversations(store, writer, instanceId, timings, clock, ticker);
         this.leases = new LeaseKeeper(store, instanceId, hot, timings.leaseTtl(), clock);
         this.threads = new ThreadBranches(store);
         writer.onFenced(fenced -> hot.fenced(fenced.conversationId(), fenced.epoch()));
@@ -232,7 +246,7 @@ public final class ConversationHost implements AutoCloseable {
      */
     public boolean drain(Duration grace) {
         draining = true;
-        long deadline = System.nanoTime() + grace.toNanos();
+        long deadline = ticker.getAsLong() + grace.toNanos();
         hot.letGoIdle("the server is stopping");
         List<AgentRun> runs = hot.running();
         if (!runs.isEmpty()) {
@@ -240,7 +254,7 @@ public final class ConversationHost implements AutoCloseable {
         }
         // Looked at again after each wait: a turn that passed the check just before draining began counts too.
         while (!runs.isEmpty()) {
-            if (!runs.getFirst().awaitEnd(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+            if (!runs.getFirst().awaitEnd(Duration.ofNanos(Math.max(0, deadline - ticker.getAsLong())))) {
                 return false;
             }
             hot.letGoIdle("the server is stopping");

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The conversations this instance holds in memory, and their life: a conversation is loaded on
@@ -44,16 +45,20 @@ final class HotConversations {
     private final String owner;
     private final ConversationTimings timings;
     private final InstantSource clock;
+    /** Times the hand-over wait: nanoseconds, never set back ({@link System#nanoTime()}). */
+    private final LongSupplier ticker;
     private final Map<String, HotConversation> hot = new ConcurrentHashMap<>();
     private final Map<String, ReentrantLock> loading = new ConcurrentHashMap<>();
 
     /** @param owner this instance's lease owner id */
-    HotConversations(ConversationStore store, StoreWriter writer, String owner, ConversationTimings timings, InstantSource clock) {
+    HotConversations(ConversationStore store, StoreWriter writer, String owner, ConversationTimings timings, InstantSource clock,
+                     LongSupplier ticker) {
         this.store = store;
         this.writer = writer;
         this.owner = owner;
         this.timings = timings;
         this.clock = clock;
+        this.ticker = ticker;
     }
 
     /** The conversation if it is in memory here. */
@@ -110,7 +115,7 @@ final class HotConversations {
             if (store.conversation(id).isEmpty()) {
                 throw ConversationException.notFound(id);
             }
-            long deadline = System.nanoTime() + timings.handoverWait().toNanos();
+            long deadline = ticker.getAsLong() + timings.handoverWait().toNanos();
             while (true) {
                 Lease lease = store.acquireLease(id, owner, clock.millis(), timings.leaseTtl().toMillis());
                 if (lease instanceof Lease.Held) {
@@ -119,7 +124,7 @@ final class HotConversations {
                     List<TurnRecord> turns = markInterrupted(id, store.turns(id), held.epoch());
                     return newCopy(record, store.entries(id), turns, held, () -> true);
                 }
-                if (System.nanoTime() - deadline >= 0) {
+                if (ticker.getAsLong() - deadline >= 0) {
                     throw new ConversationException(ConversationException.Kind.BUSY,
                             "This conversation is in use on another server instance; try again when its turn has ended");
                 }

@@ -175,9 +175,9 @@ public final class Turns {
 
     /** Waits until the store no longer records a turn of the conversation running elsewhere; false if it still does after {@code timeout}. */
     private boolean awaitNotRunningElsewhere(String id, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = host.ticker.getAsLong() + timeout.toNanos();
         while (runningElsewhere(id)) {
-            if (System.nanoTime() - deadline >= 0) {
+            if (host.ticker.getAsLong() - deadline >= 0) {
                 return false;
             }
             Thread.sleep(50);

@@ -40,6 +40,8 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -113,6 +115,18 @@ class HotConversationLifecycleTest {
         AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
         ConversationHost host = new ConversationHost(store, writer, "sys",
                 ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, owner, TIMINGS, clock);
+        opened.add(host);
+        return new Instance(host);
+    }
+
+    /** An instance with its own timings, its waits timed by {@code ticker}. */
+    private Instance instance(String owner, ConversationTimings timings, LongSupplier ticker) {
+        AgentLoop loop = new AgentLoop((call, listener, cancellation) -> {
+            listener.onText("ok");
+            return new ModelReply(null, Usage.UNKNOWN);
+        }, TurnLimits.DEFAULT);
+        ConversationHost host = new ConversationHost(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()),
+                new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, owner, timings, clock, ticker);
         opened.add(host);
         return new Instance(host);
     }
@@ -223,6 +237,28 @@ class HotConversationLifecycleTest {
         assertThatThrownBy(() -> a.turns().startTurn(Caller.LOCAL, id, "stale")).isInstanceOf(ConversationException.class)
                 .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
         assertThat(b.conversations().snapshot(Caller.LOCAL, id).entries()).extracting(e -> e.content()).containsExactly("hello", "ok", "hello", "ok");
+    }
+
+    @Test
+    void aRequestWaitsForAHandOverAsLongAsTheHostsTickerSaysThenAnswersBusy() throws Exception {
+        Instance a = instance("instance-a");
+        String id = a.conversations().create(Caller.LOCAL, "t").id();
+        // An hour's wait on a ticker that moves twenty minutes each time it is read: a few tries, no hour.
+        ConversationTimings hourLong = new ConversationTimings(TIMINGS.leaseTtl(), TIMINGS.leaseRenewal(), Duration.ofHours(1),
+                TIMINGS.idleEviction(), TIMINGS.maxHot(), TIMINGS.storeWait(), TIMINGS.handoverFlush(), TIMINGS.shutdownFlush(),
+                TIMINGS.shutdownGrace());
+        AtomicLong reads = new AtomicLong();
+        Instance b = instance("instance-b", hourLong, () -> reads.getAndIncrement() * Duration.ofMinutes(20).toNanos());
+
+        assertThatThrownBy(() -> b.turns().startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class)
+                .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
+        assertThat(reads).as("the deadline, then one look per try until it passed").hasValue(4);
+
+        // Asked to, A hands it over on its next round: a wait that is not over yet ends with the conversation taken.
+        reads.set(0);
+        a.host().maintain();
+        turn(b, id);
+        assertThat(store.leasesHeldBy("instance-b")).contains(id);
     }
 
     @Test
