@@ -253,7 +253,7 @@ public final class SkillForgeCore implements AutoCloseable {
                         providers.listings().stream().map(ProviderRegistry.Listing::name).toList(), clock);
                 ConversationHost conversations = opened.add(new ConversationHost(store, writer,
                         SystemPrompt.of(security.web().enabled()), models, new ConversationWorkspaces(commands, workspaces),
-                        spending, preferences, identity.id(), timings, clock));
+                        spending, preferences, identity.id(), timings, clock, System::nanoTime));
                 conversations.recover();
                 conversations.startMaintenance();
                 return new SkillForgeCore(opened, providers, storage, store, writer, identity, skills, skillLimits, workspaces, commands,

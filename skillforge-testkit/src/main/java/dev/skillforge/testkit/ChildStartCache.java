@@ -11,7 +11,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -37,6 +36,13 @@ final class ChildStartCache {
         void train(List<String> extraOptions) throws IOException, InterruptedException;
     }
 
+    private static final List<String> ENTRIES = List.of(System.getProperty("java.class.path").split(File.pathSeparator));
+    private static final List<String> JARS = ENTRIES.stream().filter(entry -> Files.isRegularFile(Path.of(entry))).toList();
+    /** Whether the modules are jars (as {@code mvn verify} runs the tests): only then do the children run on jars alone. */
+    private static final boolean MODULES_ARE_JARS = JARS.stream()
+            .anyMatch(entry -> Path.of(entry).getFileName().toString().startsWith("skillforge-server"));
+    private static final String CLASS_PATH = String.join(File.pathSeparator, MODULES_ARE_JARS ? JARS : ENTRIES);
+
     private static Optional<Path> made;
     private static boolean tried;
 
@@ -45,15 +51,12 @@ final class ChildStartCache {
 
     /** The class path the children run on: the test JVM's, only its jars when every module is a jar. */
     static String classPath() {
-        List<String> entries = Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator));
-        List<String> jars = entries.stream().filter(entry -> Files.isRegularFile(Path.of(entry))).toList();
-        boolean modulesAreJars = jars.stream().anyMatch(entry -> Path.of(entry).getFileName().toString().startsWith("skillforge-server"));
-        return String.join(File.pathSeparator, modulesAreJars ? jars : entries);
+        return CLASS_PATH;
     }
 
     /**
      * The options that make a child start from the cache, training it first when this build has none; none when
-     * the class path holds folders or the training failed (said once on stderr: the children then start without).
+     * the modules are folders or the training failed (said once on stderr: the children then start without).
      */
     static synchronized List<String> options(List<String> jvmOptions, Trainer trainer) throws InterruptedException {
         if (!tried) {
@@ -64,13 +67,12 @@ final class ChildStartCache {
     }
 
     private static Optional<Path> makeOnce(List<String> jvmOptions, Trainer trainer) throws InterruptedException {
-        String classPath = classPath();
-        if (Arrays.stream(classPath.split(File.pathSeparator)).anyMatch(entry -> !Files.isRegularFile(Path.of(entry)))) {
+        if (!MODULES_ARE_JARS) {
             return Optional.empty();
         }
         try {
             Files.createDirectories(FOLDER);
-            Path cache = FOLDER.resolve("child-start-" + digest(jvmOptions, classPath) + ".aot");
+            Path cache = FOLDER.resolve("child-start-" + digest(jvmOptions) + ".aot");
             try (FileChannel lockFile = FileChannel.open(FOLDER.resolve("child-start.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                  FileLock ignored = lockFile.lock()) {
                 if (!Files.isRegularFile(cache)) {
@@ -101,10 +103,10 @@ final class ChildStartCache {
         }
     }
 
-    private static String digest(List<String> jvmOptions, String classPath) throws IOException {
+    private static String digest(List<String> jvmOptions) throws IOException {
         StringBuilder inputs = new StringBuilder(System.getProperty("java.home")).append('\n')
                 .append(Runtime.version()).append('\n').append(String.join(" ", jvmOptions)).append('\n');
-        for (String entry : classPath.split(File.pathSeparator)) {
+        for (String entry : JARS) {
             Path jar = Path.of(entry);
             inputs.append(entry).append(' ').append(Files.size(jar)).append(' ').append(Files.getLastModifiedTime(jar).toMillis()).append('\n');
         }

@@ -56,30 +56,22 @@ public final class ConversationHost implements AutoCloseable {
     /** Set by {@link #drain}: no new conversation or turn starts here. */
     private volatile boolean draining;
 
-    /** A host with its own random instance id, no budgets, the default timings and the system clock (tests). */
+    /** A host with its own random instance id, no budgets, the default timings and the system's clocks (tests). */
     public ConversationHost(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
                             ConversationCommands commands) {
         this(store, writer, systemPrompt, models, commands, Budgets.NONE, PersonalDefaults.NONE, UUID.randomUUID().toString(),
-                ConversationTimings.DEFAULTS, InstantSource.system());
+                ConversationTimings.DEFAULTS, InstantSource.system(), System::nanoTime);
     }
 
     /**
-     * A host whose waits are timed by {@link System#nanoTime()}.
-     *
      * @param systemPrompt the system prompt new conversations are fixed to (it is stored with each)
      * @param commands     where each conversation's commands run
      * @param budgets      what each person may still spend: checked before a turn, told what it cost after
      * @param defaults     what each person chose for the conversations they start (provider, instructions)
      * @param instanceId   this server's lease owner id ({@link InstanceIdentity}): the same across restarts on one data folder
      * @param clock        the time for records, leases and idle eviction
+     * @param ticker       nanoseconds, never set back ({@link System#nanoTime()}): the time the waits are measured in
      */
-    public ConversationHost(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
-                            ConversationCommands commands, Budgets budgets, PersonalDefaults defaults, String instanceId,
-                            ConversationTimings timings, InstantSource clock) {
-        this(store, writer, systemPrompt, models, commands, budgets, defaults, instanceId, timings, clock, System::nanoTime);
-    }
-
-    /** As the constructor above, with {@code ticker} (nanoseconds, never set back) timing the waits. */
     public ConversationHost(ConversationStore store, StoreWriter writer, String systemPrompt, ConversationModels models,
                             ConversationCommands commands, Budgets budgets, PersonalDefaults defaults, String instanceId,
                             ConversationTimings timings, InstantSource clock, LongSupplier ticker) {

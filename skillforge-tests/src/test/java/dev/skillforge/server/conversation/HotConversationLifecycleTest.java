@@ -112,19 +112,12 @@ class HotConversationLifecycleTest {
     }
 
     private Instance instance(String owner, ModelProvider provider) {
-        AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
-        ConversationHost host = new ConversationHost(store, writer, "sys",
-                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, owner, TIMINGS, clock);
-        opened.add(host);
-        return new Instance(host);
+        return instance(owner, provider, TIMINGS, System::nanoTime);
     }
 
     /** An instance with its own timings, its waits timed by {@code ticker}. */
-    private Instance instance(String owner, ConversationTimings timings, LongSupplier ticker) {
-        AgentLoop loop = new AgentLoop((call, listener, cancellation) -> {
-            listener.onText("ok");
-            return new ModelReply(null, Usage.UNKNOWN);
-        }, TurnLimits.DEFAULT);
+    private Instance instance(String owner, ModelProvider provider, ConversationTimings timings, LongSupplier ticker) {
+        AgentLoop loop = new AgentLoop(provider, TurnLimits.DEFAULT);
         ConversationHost host = new ConversationHost(store, writer, "sys", ConversationModels.single("p", "m", loop, call -> Json.object()),
                 new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, owner, timings, clock, ticker);
         opened.add(host);
@@ -132,11 +125,14 @@ class HotConversationLifecycleTest {
     }
 
     private Instance instance(String owner) {
-        return instance(owner, (call, listener, cancellation) -> {
-            listener.onText("ok");
-            return new ModelReply(null, Usage.UNKNOWN);
-        });
+        return instance(owner, ANSWERS_OK);
     }
+
+    /** A model that answers "ok". */
+    private static final ModelProvider ANSWERS_OK = (call, listener, cancellation) -> {
+        listener.onText("ok");
+        return new ModelReply(null, Usage.UNKNOWN);
+    };
 
     /** A provider that answers only once the test releases {@link #answer}. */
     private ModelProvider blocking() {
@@ -248,7 +244,7 @@ class HotConversationLifecycleTest {
                 TIMINGS.idleEviction(), TIMINGS.maxHot(), TIMINGS.storeWait(), TIMINGS.handoverFlush(), TIMINGS.shutdownFlush(),
                 TIMINGS.shutdownGrace());
         AtomicLong reads = new AtomicLong();
-        Instance b = instance("instance-b", hourLong, () -> reads.getAndIncrement() * Duration.ofMinutes(20).toNanos());
+        Instance b = instance("instance-b", ANSWERS_OK, hourLong, () -> reads.getAndIncrement() * Duration.ofMinutes(20).toNanos());
 
         assertThatThrownBy(() -> b.turns().startTurn(Caller.LOCAL, id, "mine now?")).isInstanceOf(ConversationException.class)
                 .extracting(e -> ((ConversationException) e).kind()).isEqualTo(ConversationException.Kind.BUSY);
@@ -403,7 +399,8 @@ class HotConversationLifecycleTest {
             return new ModelReply(null, Usage.UNKNOWN);
         }, TurnLimits.DEFAULT);
         ConversationHost aloneHost = new ConversationHost(disk, diskWriter, "sys",
-                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, "instance-a", quickStoreWait, clock);
+                ConversationModels.single("p", "m", loop, call -> Json.object()), new NoWorkspaces(), Budgets.NONE, PersonalDefaults.NONE, "instance-a", quickStoreWait, clock,
+                System::nanoTime);
         opened.add(aloneHost);
         Instance alone = new Instance(aloneHost);
         ListAppender<ILoggingEvent> logs = new ListAppender<>();
