@@ -71,7 +71,7 @@ final class LeaseKeeper {
                     case HELD -> {
                         conversation.leaseRenewedUntil(now + ttl.toMillis());
                         if (renewal.requested().contains(id)) {
-                            hot.letGo(conversation, "handed over to another instance");
+                            handOver(conversation);
                         }
                     }
                     case NOT_STORED_YET -> {
@@ -94,8 +94,13 @@ final class LeaseKeeper {
         }
         for (String id : requested) {
             if (held.contains(id)) {
-                hot.get(id).ifPresent(conversation -> hot.letGo(conversation, "handed over to another instance"));
+                hot.get(id).ifPresent(this::handOver);
             }
         }
+    }
+
+    /** Lets {@code conversation} go if it is idle: another instance asked for it. */
+    private void handOver(HotConversation conversation) {
+        hot.letGo(conversation, "handed over to another instance");
     }
 }
