@@ -2,6 +2,9 @@ package dev.skillforge.server.http;
 
 import dev.skillforge.server.web.Servers;
 import io.javalin.Javalin;
+import io.javalin.http.Context;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.io.AbstractEndPoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A request's watch on its client, on a real Jetty over raw sockets on 127.0.0.1: a client that closes its connection
  * while its request is worked on is noticed at once, and one that stays is not, and its connection serves the next
- * request as usual once the watch is closed.
+ * request as usual once the watch is closed; a wake-up without data is not a close, and a client that sends its next
+ * request early is still there.
  */
 class ClientWatchTest {
 
@@ -34,6 +38,9 @@ class ClientWatchTest {
             String body = new String(ctx.req().getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             long waitMillis = Long.parseLong(ctx.queryParam("millis"));
             try (ClientWatch watch = ClientWatch.start(ctx)) {
+                if (ctx.queryParam("wake") != null) {
+                    wakeWithNothingToRead(ctx);
+                }
                 long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
                 while (!watch.gone().isCancelled() && System.nanoTime() < end) {
                     Thread.sleep(10); // stands for the work: reading the attachments
@@ -42,6 +49,12 @@ class ClientWatchTest {
             }
             ctx.result("read " + body);
         }));
+    }
+
+    /** What Jetty's selector may do without data (its connections read nothing then and wait again): call the watch. */
+    private static void wakeWithNothingToRead(Context ctx) {
+        ServletContextRequest request = ServletContextRequest.getServletContextRequest(ctx.req());
+        ((AbstractEndPoint) request.getConnectionMetaData().getConnection().getEndPoint()).getFillInterest().fillable();
     }
 
     @AfterEach
@@ -69,6 +82,36 @@ class ClientWatchTest {
                 assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo(body + ": still here");
             }
         }
+    }
+
+    @Test
+    void aWakeUpWithNothingToReadIsNotTakenForGoneAndAClosingClientIsStillNoticed() throws Exception {
+        try (Socket client = new Socket("127.0.0.1", server.port())) {
+            BufferedReader answers = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8));
+            send(client.getOutputStream(), "/work?millis=300&wake", "woken");
+
+            assertThat(answer(answers)).isEqualTo("read woken");
+            assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("woken: still here");
+
+            send(client.getOutputStream(), "/work?millis=30000&wake", "woken again");
+            Thread.sleep(100); // the watch has been woken for nothing before the client leaves
+        }
+        assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("woken again: the client closed the connection");
+    }
+
+    @Test
+    void aClientThatSendsItsNextRequestEarlyIsStillThereAndTheConnectionClosesAfterTheAnswer() throws Exception {
+        try (Socket client = new Socket("127.0.0.1", server.port())) {
+            BufferedReader answers = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8));
+            send(client.getOutputStream(), "/work?millis=1000", "first");
+            Thread.sleep(200); // the first is being worked on, its watch on
+            send(client.getOutputStream(), "/work?millis=0", "second");
+
+            assertThat(answer(answers)).isEqualTo("read first");
+            assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("first: still here");
+            assertThat(answers.read()).as("the connection closes: the client sends its second request again").isEqualTo(-1);
+        }
+        assertThat(seen.poll(200, TimeUnit.MILLISECONDS)).as("a request whose first byte the watch read is not worked on").isNull();
     }
 
     private static void send(OutputStream out, String path, String body) throws IOException {
