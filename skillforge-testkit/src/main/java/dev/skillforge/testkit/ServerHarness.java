@@ -30,6 +30,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 
@@ -114,100 +115,128 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
     public final ConversationHost conversationHost;
     private boolean cacheBreaksExpected;
 
+    /** A server with every default: see {@link #builder} for what a test may change. */
     public ServerHarness(Path dataDir, SimResponder responder) throws IOException {
-        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity());
-    }
-
-    public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry) throws IOException {
-        this(dataDir, responder, providerTimeout, retry, UnaryOperator.identity());
-    }
-
-    /** @param wrapStore puts a decorator (latency, outages) between the server and the real store */
-    public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
-                         UnaryOperator<ConversationStore> wrapStore) throws IOException {
-        this(dataDir, responder, providerTimeout, retry, wrapStore, SecuritySettings.defaults());
-    }
-
-    /** @param security the API token, CORS origins and command allow-list (the defaults: none of them) */
-    public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security) throws IOException {
-        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), security);
-    }
-
-    /** @param contextWindow the providers' context window in tokens, small to make conversations outgrow it */
-    public ServerHarness(Path dataDir, SimResponder responder, int contextWindow) throws IOException {
-        this(dataDir, responder, SecuritySettings.defaults(), defaultProviders(contextWindow));
-    }
-
-    public ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
-                         UnaryOperator<ConversationStore> wrapStore, SecuritySettings security) throws IOException {
-        this(dataDir, responder, providerTimeout, retry, wrapStore, security, DEFAULT_PROVIDERS, TurnLimits.DEFAULT, Tracing.off());
-    }
-
-    /** @param providers the configured providers, all on the one simulated server; the first is the default */
-    public ServerHarness(Path dataDir, SimResponder responder, SecuritySettings security, List<SimProvider> providers) throws IOException {
-        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
-                Tracing.off());
-    }
-
-    /** @param turnLimits how far one turn may go (model calls, answer size, commands) */
-    public ServerHarness(Path dataDir, SimResponder responder, TurnLimits turnLimits) throws IOException {
-        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
-                DEFAULT_PROVIDERS, turnLimits, Tracing.off());
-    }
-
-    /** @param tracing where the server's traces go ({@link OtlpReceiver#tracing}) */
-    public ServerHarness(Path dataDir, SimResponder responder, Tracing tracing) throws IOException {
-        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), SecuritySettings.defaults(),
-                DEFAULT_PROVIDERS, TurnLimits.DEFAULT, tracing);
+        this(builder(dataDir, responder));
     }
 
     /**
-     * A server on {@code database} (PostgreSQL, for instances that share it) instead of the SQLite file.
-     *
-     * @param store handed over: closed with the server
+     * A server on the data folder {@code dataDir} whose simulated provider answers with {@code responder}; the rest is
+     * the default unless set: {@link #PROVIDER_TIMEOUT}, {@link #FAST_RETRY}, no store decorator, the default security,
+     * {@link #DEFAULT_PROVIDERS}, {@link TurnLimits#DEFAULT}, no tracing, the SQLite file in {@code dataDir}, no team.
      */
-    public ServerHarness(Path dataDir, SimResponder responder, JdbcConversationStore store, SecuritySettings security)
-            throws IOException {
-        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), security, DEFAULT_PROVIDERS,
-                TurnLimits.DEFAULT, Tracing.off(), store);
+    public static Builder builder(Path dataDir, SimResponder responder) {
+        return new Builder(dataDir, responder);
     }
 
-    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
-                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
-                          TurnLimits turnLimits, Tracing tracing) throws IOException {
-        this(dataDir, responder, providerTimeout, retry, wrapStore, security, providers, turnLimits, tracing,
-                JdbcConversationStore.open(null, null, null, dataDir));
+    /** What a test changes of its server, each by name; {@link #start()} starts it. */
+    public static final class Builder {
+        private final Path dataDir;
+        private final SimResponder responder;
+        private Duration providerTimeout = PROVIDER_TIMEOUT;
+        private RetryPolicy retry = FAST_RETRY;
+        private UnaryOperator<ConversationStore> wrapStore = UnaryOperator.identity();
+        private SecuritySettings security = SecuritySettings.defaults();
+        private List<SimProvider> providers; // null: DEFAULT_PROVIDERS
+        private TurnLimits turnLimits = TurnLimits.DEFAULT;
+        private Tracing tracing = Tracing.off();
+        private JdbcConversationStore store; // null: the SQLite file in dataDir
+        private Optional<TeamSettings> team = Optional.empty();
+
+        private Builder(Path dataDir, SimResponder responder) {
+            this.dataDir = dataDir;
+            this.responder = responder;
+        }
+
+        /** How long the server waits for the simulation's headers and next line. */
+        public Builder providerTimeout(Duration timeout) {
+            this.providerTimeout = timeout;
+            return this;
+        }
+
+        /** How the providers' clients retry a failed call. */
+        public Builder retry(RetryPolicy policy) {
+            this.retry = policy;
+            return this;
+        }
+
+        /** Puts a decorator (latency, outages) between the server and the real store. */
+        public Builder wrapStore(UnaryOperator<ConversationStore> wrap) {
+            this.wrapStore = wrap;
+            return this;
+        }
+
+        /** The API token, CORS origins and command allow-list (the defaults: none of them). */
+        public Builder security(SecuritySettings settings) {
+            this.security = settings;
+            return this;
+        }
+
+        /**
+         * The configured providers, all on the one simulated server; the first is the default. An alternative to
+         * {@link #contextWindow}: setting both throws.
+         */
+        public Builder providers(List<SimProvider> configured) {
+            if (providers != null) {
+                throw new IllegalStateException("providers are set once: by providers or by contextWindow");
+            }
+            this.providers = configured;
+            return this;
+        }
+
+        /**
+         * The default two providers with a context window of {@code tokens}, small to make conversations outgrow it.
+         * An alternative to {@link #providers}: setting both throws.
+         */
+        public Builder contextWindow(int tokens) {
+            return providers(defaultProviders(tokens));
+        }
+
+        /** How far one turn may go (model calls, answer size, commands). */
+        public Builder turnLimits(TurnLimits limits) {
+            this.turnLimits = limits;
+            return this;
+        }
+
+        /** Where the server's traces go ({@link OtlpReceiver#tracing}). */
+        public Builder tracing(Tracing traces) {
+            this.tracing = traces;
+            return this;
+        }
+
+        /** A store (PostgreSQL, for instances that share it) instead of the SQLite file; handed over: closed with the server. */
+        public Builder store(JdbcConversationStore conversations) {
+            this.store = conversations;
+            return this;
+        }
+
+        /**
+         * A team server: people sign in at {@code settings}' issuer. It listens on the port of their public URL (choose a
+         * free one: {@link ServerProcess#freePort()}).
+         */
+        public Builder team(TeamSettings settings) {
+            this.team = Optional.of(settings);
+            return this;
+        }
+
+        public ServerHarness start() throws IOException {
+            return new ServerHarness(this);
+        }
     }
 
-    /**
-     * A team server: people sign in at {@code team}'s issuer. It listens on the port of {@code team}'s public URL
-     * (choose a free one: {@link ServerProcess#freePort()}), on {@code store} (PostgreSQL, for instances that share
-     * it) or, when {@code null}, on the SQLite file.
-     */
-    public ServerHarness(Path dataDir, SimResponder responder, JdbcConversationStore store, SecuritySettings security, TeamSettings team,
-                         List<SimProvider> providers) throws IOException {
-        this(dataDir, responder, PROVIDER_TIMEOUT, FAST_RETRY, UnaryOperator.identity(), security, providers, TurnLimits.DEFAULT,
-                Tracing.off(), store == null ? JdbcConversationStore.open(null, null, null, dataDir) : store, Optional.of(team));
-    }
-
-    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
-                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
-                          TurnLimits turnLimits, Tracing tracing, JdbcConversationStore store) throws IOException {
-        this(dataDir, responder, providerTimeout, retry, wrapStore, security, providers, turnLimits, tracing, store, Optional.empty());
-    }
-
-    private ServerHarness(Path dataDir, SimResponder responder, Duration providerTimeout, RetryPolicy retry,
-                          UnaryOperator<ConversationStore> wrapStore, SecuritySettings security, List<SimProvider> providers,
-                          TurnLimits turnLimits, Tracing tracing, JdbcConversationStore store, Optional<TeamSettings> team)
-            throws IOException {
-        sim = SimProviderServer.startOnLoopback(responder, SimProviderServer.Options.DEFAULT.recordingRequests());
-        var timeouts = new StreamingHttp.Timeouts(providerTimeout, providerTimeout);
+    private ServerHarness(Builder builder) throws IOException {
+        JdbcConversationStore store = Objects.requireNonNullElseGet(builder.store,
+                () -> JdbcConversationStore.open(null, null, null, builder.dataDir));
+        List<SimProvider> providers = Objects.requireNonNullElse(builder.providers, DEFAULT_PROVIDERS);
+        sim = SimProviderServer.startOnLoopback(builder.responder, SimProviderServer.Options.DEFAULT.recordingRequests());
+        var timeouts = new StreamingHttp.Timeouts(builder.providerTimeout, builder.providerTimeout);
         var registry = ProviderRegistry.of(providers.getFirst().name(),
-                providers.stream().map(provider -> configured(provider, timeouts, retry)).toList());
-        SandboxFolders.passable(dataDir);
-        server = SkillForgeServer.builder(dataDir).turnLimits(turnLimits).providers(registry)
-                .address("127.0.0.1", team.map(settings -> settings.publicUrl().getPort()).orElse(0)).team(team)
-                .storage(new JdbcStorage(store)).wrapStore(wrapStore).security(security).tracing(tracing).start();
+                providers.stream().map(provider -> configured(provider, timeouts, builder.retry)).toList());
+        SandboxFolders.passable(builder.dataDir);
+        server = SkillForgeServer.builder(builder.dataDir).turnLimits(builder.turnLimits).providers(registry)
+                .address("127.0.0.1", builder.team.map(settings -> settings.publicUrl().getPort()).orElse(0)).team(builder.team)
+                .storage(new JdbcStorage(store)).wrapStore(builder.wrapStore).security(builder.security).tracing(builder.tracing)
+                .start();
         skills = new LocalSkills(server.skills());
         database = store;
         writer = server.writer();

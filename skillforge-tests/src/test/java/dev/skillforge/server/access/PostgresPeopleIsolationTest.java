@@ -18,10 +18,12 @@ class PostgresPeopleIsolationTest extends PeopleIsolationContract {
     void startInstances() throws Exception {
         postgres = SharedPostgres.start("skillforge_people");
         Path data = Files.createTempDirectory("people-postgres");
-        first = new ServerHarness(data.resolve("first"), responder(), JdbcConversationStore.open(postgres.jdbcUrl(), "postgres", null,
-                data.resolve("first")), security(), team(issuer.issuer(), freePort()), pricedProviders());
-        second = new ServerHarness(data.resolve("second"), responder(), JdbcConversationStore.open(postgres.jdbcUrl(), "postgres", null,
-                data.resolve("second")), security(), team(issuer.issuer(), freePort()), pricedProviders());
+        first = ServerHarness.builder(data.resolve("first"), responder())
+                .store(JdbcConversationStore.open(postgres.jdbcUrl(), "postgres", null, data.resolve("first"))).security(security())
+                .team(team(issuer.issuer(), freePort())).providers(pricedProviders()).start();
+        second = ServerHarness.builder(data.resolve("second"), responder())
+                .store(JdbcConversationStore.open(postgres.jdbcUrl(), "postgres", null, data.resolve("second"))).security(security())
+                .team(team(issuer.issuer(), freePort())).providers(pricedProviders()).start();
     }
 
     @Override

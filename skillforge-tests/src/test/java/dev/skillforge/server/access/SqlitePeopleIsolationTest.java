@@ -22,7 +22,8 @@ class SqlitePeopleIsolationTest extends PeopleIsolationContract {
     @Override
     void startInstances() throws Exception {
         Path data = Files.createTempDirectory("people-sqlite");
-        server = new ServerHarness(data, responder(), null, security(), team(issuer.issuer(), freePort()), pricedProviders());
+        server = ServerHarness.builder(data, responder()).security(security()).team(team(issuer.issuer(), freePort()))
+                .providers(pricedProviders()).start();
     }
 
     @Override
@@ -41,8 +42,8 @@ class SqlitePeopleIsolationTest extends PeopleIsolationContract {
             alone.skills.save("cold-brew", "---\nname: cold-brew\ndescription: Make cold brew.\n---\n# Cold brew\n");
             alone.writer.flush(java.time.Duration.ofSeconds(5));
         }
-        try (ServerHarness team = new ServerHarness(data, responder(), null, security(), team(issuer.issuer(), freePort()),
-                pricedProviders())) {
+        try (ServerHarness team = ServerHarness.builder(data, responder()).security(security()).team(team(issuer.issuer(), freePort()))
+                .providers(pricedProviders()).start()) {
             Person carol = person("carol", team, Map.of("email", "carol@example.org", "email_verified", true));
             assertThat(send(carol, "GET", "/api/conversations/" + conversation, null).statusCode()).as("not an admin").isEqualTo(404);
             Person admin = person("dana", team, Map.of("email", "alice@example.org", "email_verified", true));

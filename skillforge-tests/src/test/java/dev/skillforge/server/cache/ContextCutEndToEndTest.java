@@ -40,7 +40,7 @@ class ContextCutEndToEndTest {
 
     @Test
     void aConversationThatOutgrowsItsWindowIsCutInRareStepsEachANewPrefixTheNextRequestsHit(@TempDir Path data) throws Exception {
-        try (ServerHarness server = new ServerHarness(data, READER, WINDOW)) {
+        try (ServerHarness server = ServerHarness.builder(data, READER).contextWindow(WINDOW).start()) {
             Talk talk = outgrowTheWindow(server);
             String id = talk.id();
 
@@ -101,7 +101,7 @@ class ContextCutEndToEndTest {
     void afterARestartTheStoredCutGivesExactlyTheNextRequestItWouldHaveGiven(@TempDir Path data) throws Exception {
         String id;
         JsonNode next;
-        try (ServerHarness server = new ServerHarness(data, READER, WINDOW)) {
+        try (ServerHarness server = ServerHarness.builder(data, READER).contextWindow(WINDOW).start()) {
             id = outgrowTheWindow(server).id();
             next = SseClient.get(server.url("/api/conversations/" + id + "/export?format=json")).json();
             ArrayNode sent = ((ArrayNode) server.sim.requests().getLast().messages()).deepCopy();
@@ -110,7 +110,7 @@ class ContextCutEndToEndTest {
             assertThat(next.get(1).path("content").asText()).startsWith("[Context note]");
         }
 
-        try (ServerHarness restarted = new ServerHarness(data, READER, WINDOW)) {
+        try (ServerHarness restarted = ServerHarness.builder(data, READER).contextWindow(WINDOW).start()) {
             assertThat(SseClient.get(restarted.url("/api/conversations/" + id + "/export?format=json")).json()).isEqualTo(next);
             turn(restarted, id, "One more question");
 

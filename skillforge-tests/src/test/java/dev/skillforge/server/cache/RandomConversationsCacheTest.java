@@ -121,7 +121,7 @@ class RandomConversationsCacheTest {
                 new ProcessRunner.Limits(Duration.ofSeconds(10), 1 << 20, CLIENTS));
         long started = System.nanoTime();
         Map<Integer, List<SimRequest>> requests;
-        try (ServerHarness server = new ServerHarness(data, scripts, security, providers)) {
+        try (ServerHarness server = ServerHarness.builder(data, scripts).security(security).providers(providers).start()) {
             runClients(server, conversations, random);
             assertThat(turnsRun).hasValue(TURNS);
             assertThat(attachments.get()).as("turns that attached a document").isGreaterThan(TURNS / 20);
@@ -140,7 +140,7 @@ class RandomConversationsCacheTest {
             System.out.printf("RandomConversationsCacheTest: %d turns %s, %d requests, %d context cuts%n", turnsRun.get(),
                     new TreeMap<>(endings), requestsSent, cutsSeen);
         }
-        try (ServerHarness restarted = new ServerHarness(data, scripts, security, providers)) {
+        try (ServerHarness restarted = ServerHarness.builder(data, scripts).security(security).providers(providers).start()) {
             checkReloadedConversations(restarted, conversations, requests);
         }
         System.out.printf("RandomConversationsCacheTest: %.1f s%n", (System.nanoTime() - started) / 1e9);

@@ -225,11 +225,11 @@ class ConversationApiTest {
     @Test
     void turnsOnAHotConversationGoOnWhileTheDatabaseIsDownAndAllLandsWhenItIsBack(@TempDir Path data) throws Exception {
         AtomicReference<OutageSimulatingStore> outage = new AtomicReference<>();
-        try (ServerHarness server = new ServerHarness(data, new SimScript(ANSWER, SimReply.of("Still here."))
-                , Duration.ofSeconds(10), ServerHarness.FAST_RETRY, store -> {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(ANSWER, SimReply.of("Still here.")))
+                .providerTimeout(Duration.ofSeconds(10)).wrapStore(store -> {
                     outage.set(new OutageSimulatingStore(store));
                     return outage.get();
-                })) {
+                }).start()) {
             String id = create(server);
             assertThat(server.writer.flush(Duration.ofSeconds(5))).isTrue();
             outage.get().setDown(true);

@@ -172,8 +172,9 @@ class ConversationRegressionTest {
     /** Regression: cold reads do not wait for the writer: a deleted conversation is still served, and a turn resurrects it in memory. */
     @Test
     void readsRightAfterDelete(@TempDir Path data) throws Exception {
-        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("a1"), SimReply.of("a2")), Duration.ofSeconds(10),
-                ServerHarness.FAST_RETRY, store -> new LatencyInjectingStore(store, Duration.ofMillis(300)))) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(SimReply.of("a1"), SimReply.of("a2")))
+                .providerTimeout(Duration.ofSeconds(10)).wrapStore(store -> new LatencyInjectingStore(store, Duration.ofMillis(300)))
+                .start()) {
             String id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
             turn(server, id, "one");
             assertThat(server.writer.flush(Duration.ofSeconds(5))).isTrue();
@@ -202,7 +203,7 @@ class ConversationRegressionTest {
     @Test
     void keepAliveCommentsDefeatTheIdleTimeout(@TempDir Path data) throws Exception {
         SimReply stall = SimReply.of("Working").withFault(new SimReply.Stall(1));
-        try (ServerHarness server = new ServerHarness(data, new SimScript(stall), Duration.ofSeconds(1), ServerHarness.FAST_RETRY)) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(stall)).providerTimeout(Duration.ofSeconds(1)).start()) {
             List<SseClient.Event> events = SseClient.postForEvents(server.url("/api/agent"), SseClient.userMessage("hi"));
             SseClient.Event last = events.getLast();
             assertThat(last.type()).isEqualTo("error");

@@ -29,7 +29,7 @@ class TurnLimitsTest {
             endless.add("0123456789");
         }
         SimScript script = new SimScript(SimReply.of(endless.toArray(String[]::new)), SimReply.of("A short answer."));
-        try (ServerHarness server = new ServerHarness(data, script, TurnLimits.DEFAULT.withMaxAnswerChars(1_000))) {
+        try (ServerHarness server = ServerHarness.builder(data, script).turnLimits(TurnLimits.DEFAULT.withMaxAnswerChars(1_000)).start()) {
             String id = create(server);
 
             List<SseClient.Event> failed = turn(server, id, "Talk a lot.");
@@ -59,7 +59,7 @@ class TurnLimitsTest {
     void commandsPastTheTurnsBudgetAreReportedAsNotRunAndStoredSo(@TempDir Path data) throws Exception {
         SimScript script = new SimScript(SimReply.of("<shell>skill list</shell><shell>skill list</shell>", "<shell>skill help</shell>"),
                 SimReply.of("Two were enough."));
-        try (ServerHarness server = new ServerHarness(data, script, TurnLimits.DEFAULT.withMaxCommands(2))) {
+        try (ServerHarness server = ServerHarness.builder(data, script).turnLimits(TurnLimits.DEFAULT.withMaxCommands(2)).start()) {
             String id = create(server);
 
             List<SseClient.Event> events = turn(server, id, "Look three times.");

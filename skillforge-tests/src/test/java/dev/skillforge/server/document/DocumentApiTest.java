@@ -127,7 +127,7 @@ class DocumentApiTest {
 
     @Test
     void documentsThatCannotFitTheModelsContextWindowAreRefusedBeforeTheTurn(@TempDir Path data) throws Exception {
-        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("Ok.")), 2048)) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(SimReply.of("Ok."))).contextWindow(2048).start()) {
             String id = create(server);
             String words = "grind coarse and steep the coffee for sixteen hours in the fridge then filter it twice\n".repeat(60);
 

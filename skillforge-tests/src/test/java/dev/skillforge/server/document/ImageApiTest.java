@@ -113,8 +113,7 @@ class ImageApiTest {
         List<ServerHarness.SimProvider> blind = List.of(ServerHarness.SimProvider.openAi("text", "text-only-1", 131_072).blind(),
                 ServerHarness.SimProvider.gemini("gemini-text", "text-only-2", 131_072).blind(),
                 ServerHarness.SimProvider.anthropic("claude-text", "text-only-3", 131_072, null).blind());
-        try (ServerHarness server = new ServerHarness(data, new SimScript(), dev.skillforge.server.config.SecuritySettings.defaults(),
-                blind)) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript()).providers(blind).start()) {
             JsonNode providers = SseClient.get(server.url("/api/providers")).json().path("providers");
             for (int i = 0; i < blind.size(); i++) {
                 String model = blind.get(i).model();

@@ -101,10 +101,11 @@ class HostileCommandCorpusTest {
         Files.writeString(outside.resolve("secret.txt"), SECRET + "\n");
         SecuritySettings security = SecuritySettings.defaults().withCommands(CommandPolicy.resolve(ALLOWED, Map.of()),
                 new ProcessRunner.Limits(TIMEOUT, OUTPUT_BYTES, 2));
-        server = new ServerHarness(data, messages -> responder.get().reply(messages), security);
+        server = ServerHarness.builder(data, messages -> responder.get().reply(messages)).security(security).start();
         Files.writeString(workspace().resolve("notes.txt"), "one\ntwo\nthree\n");
-        patient = new ServerHarness(root.resolve("patient"), messages -> responder.get().reply(messages), SecuritySettings.defaults()
-                .withCommands(CommandPolicy.resolve(ALLOWED, Map.of()), new ProcessRunner.Limits(LONG_TIMEOUT, OUTPUT_BYTES, 2)));
+        patient = ServerHarness.builder(root.resolve("patient"), messages -> responder.get().reply(messages))
+                .security(SecuritySettings.defaults().withCommands(CommandPolicy.resolve(ALLOWED, Map.of()),
+                        new ProcessRunner.Limits(LONG_TIMEOUT, OUTPUT_BYTES, 2))).start();
         processesBefore = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
         table.add("| # | category | command the model wrote | exit | result (first line) |");
         table.add("|---|---|---|---|---|");
@@ -434,7 +435,8 @@ class HostileCommandCorpusTest {
         SecuritySettings security = SecuritySettings.defaults()
                 .withCommands(CommandPolicy.resolve(List.of("ls", "rm", "sleep"), Map.of()), new ProcessRunner.Limits(LONG_TIMEOUT, OUTPUT_BYTES, 2))
                 .withSandbox(SandboxSettings.DEFAULT.with(new WorkspaceQuota(50, 1024 * 1024)));
-        try (ServerHarness small = new ServerHarness(root.resolve("small"), messages -> responder.get().reply(messages), security)) {
+        try (ServerHarness small = ServerHarness.builder(root.resolve("small"), messages -> responder.get().reply(messages))
+                .security(security).start()) {
             String poisoned = createConversation(small);
             String other = createConversation(small);
             Path folder = small.server.workspaces().open(Caller.LOCAL_ID, poisoned).root();

@@ -61,11 +61,12 @@ class RemoteFollowersTest {
         postgres = SharedPostgres.start("skillforge_followers", Map.of("max_connections", Integer.toString(MAX_CONNECTIONS)));
         admin("CREATE ROLE " + ROLE_OF_B + " LOGIN SUPERUSER");
         SimResponder byMessage = messages -> repliesOnA.getOrDefault(messages.getLast().content(), SimReply.of("(unscripted)"));
-        a = new ServerHarness(dirs.resolve("a"), byMessage, JdbcConversationStore.open(postgres.jdbcUrl(), "postgres", null,
-                dirs.resolve("a")), SecuritySettings.defaults());
+        a = ServerHarness.builder(dirs.resolve("a"), byMessage)
+                .store(JdbcConversationStore.open(postgres.jdbcUrl(), "postgres", null, dirs.resolve("a"))).start();
         // Every follower connects from 127.0.0.1: B lets one client hold them all.
-        b = new ServerHarness(dirs.resolve("b"), byMessage, JdbcConversationStore.open(postgres.jdbcUrl(), ROLE_OF_B, null,
-                dirs.resolve("b")), SecuritySettings.defaults().withConnections(ConnectionLimits.DEFAULT.withMaxPerClient(FOLLOWERS + 20)));
+        b = ServerHarness.builder(dirs.resolve("b"), byMessage)
+                .store(JdbcConversationStore.open(postgres.jdbcUrl(), ROLE_OF_B, null, dirs.resolve("b")))
+                .security(SecuritySettings.defaults().withConnections(ConnectionLimits.DEFAULT.withMaxPerClient(FOLLOWERS + 20))).start();
     }
 
     @AfterAll

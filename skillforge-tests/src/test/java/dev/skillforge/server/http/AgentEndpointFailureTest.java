@@ -100,8 +100,8 @@ class AgentEndpointFailureTest {
     @Test
     void stalledProviderTimesOutWithAClearError(@TempDir Path data) throws Exception {
         SimReply stalled = SimReply.of("Starting").withFault(new SimReply.Silence(1, Duration.ofSeconds(5)));
-        try (ServerHarness server = new ServerHarness(data, new SimScript(stalled), Duration.ofSeconds(1),
-                new RetryPolicy(0, Duration.ZERO, Duration.ZERO))) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(stalled)).providerTimeout(Duration.ofSeconds(1))
+                .retry(new RetryPolicy(0, Duration.ZERO, Duration.ZERO)).start()) {
             List<SseClient.Event> events = SseClient.postForEvents(server.url("/api/agent"), SseClient.userMessage("Hello"));
 
             assertThat(events).extracting(SseClient.Event::type).containsExactly("text", "error");

@@ -48,7 +48,7 @@ class AuthenticationTest {
     Path data;
 
     ServerHarness withToken(SimScript script) throws IOException {
-        return new ServerHarness(data, script, SecuritySettings.defaults().withApiToken(TOKEN));
+        return ServerHarness.builder(data, script).security(SecuritySettings.defaults().withApiToken(TOKEN)).start();
     }
 
     record Answer(int status, HttpHeaders headers, String body) {
@@ -217,8 +217,8 @@ class AuthenticationTest {
             assertThat(send("GET", server.url("/"), null, "Cookie", cookie + "x").status()).isEqualTo(401);
 
             // Another token, another cookie: an old cookie dies with the token it came from.
-            try (ServerHarness other = new ServerHarness(data.resolve("other"), new SimScript(),
-                    SecuritySettings.defaults().withApiToken(TOKEN + "-rotated"))) {
+            try (ServerHarness other = ServerHarness.builder(data.resolve("other"), new SimScript())
+                    .security(SecuritySettings.defaults().withApiToken(TOKEN + "-rotated")).start()) {
                 assertThat(send("GET", other.url("/api/conversations"), null, "Cookie", cookie).status()).isEqualTo(404);
             }
         }
@@ -297,7 +297,8 @@ class AuthenticationTest {
     static final String APP = "https://app.example";
 
     ServerHarness withCors() throws IOException {
-        return new ServerHarness(data, new SimScript(), SecuritySettings.defaults().withApiToken(TOKEN).withCorsOrigins(List.of(APP)));
+        return ServerHarness.builder(data, new SimScript())
+                .security(SecuritySettings.defaults().withApiToken(TOKEN).withCorsOrigins(List.of(APP))).start();
     }
 
     @Test
@@ -392,12 +393,13 @@ class AuthenticationTest {
     @Test
     void forgeAllowedHostsNamesAProxysHostAndWithATokenTurnsTheHostCheckOn() throws Exception {
         AllowedHosts proxy = AllowedHosts.parse("forge.example.com");
-        try (ServerHarness open = new ServerHarness(data, new SimScript(), SecuritySettings.defaults().withAllowedHosts(proxy))) {
+        try (ServerHarness open = ServerHarness.builder(data, new SimScript()).security(SecuritySettings.defaults().withAllowedHosts(proxy))
+                .start()) {
             assertThat(raw(open.server.port(), "GET /api/conversations HTTP/1.1\r\nHost: forge.example.com\r\nConnection: close\r\n\r\n"))
                     .startsWith("HTTP/1.1 200");
         }
-        try (ServerHarness locked = new ServerHarness(data.resolve("locked"), new SimScript(),
-                SecuritySettings.defaults().withApiToken(TOKEN).withAllowedHosts(proxy))) {
+        try (ServerHarness locked = ServerHarness.builder(data.resolve("locked"), new SimScript())
+                .security(SecuritySettings.defaults().withApiToken(TOKEN).withAllowedHosts(proxy)).start()) {
             int port = locked.server.port();
             for (String host : List.of("forge.example.com", "FORGE.EXAMPLE.COM:443", "127.0.0.1:" + port)) {
                 assertThat(raw(port, "GET /api/conversations HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + TOKEN

@@ -42,7 +42,7 @@ class ConnectionLimitsTest {
     Path data;
 
     ServerHarness server(ConnectionLimits limits) throws IOException {
-        return new ServerHarness(data, new SimScript(), SecuritySettings.defaults().withConnections(limits));
+        return ServerHarness.builder(data, new SimScript()).security(SecuritySettings.defaults().withConnections(limits)).start();
     }
 
     @Test

@@ -88,8 +88,8 @@ class HttpFuzzTest {
     void tenThousandGeneratedRequestsGetNo5xxNoHangAndLeaveTheServerHealthy() throws Exception {
         SecuritySettings security = SecuritySettings.defaults().withApiToken(TOKEN).withCommands(
                 CommandPolicy.resolve(List.of("ls", "echo"), Map.of()), ProcessRunner.Limits.DEFAULT);
-        try (ServerHarness server = new ServerHarness(data, messages -> SimReply.of("Fuzzed. <shell>ls</shell>".substring(0,
-                messages.size() % 3 == 0 ? 25 : 7)), security)) {
+        try (ServerHarness server = ServerHarness.builder(data, messages -> SimReply.of("Fuzzed. <shell>ls</shell>".substring(0,
+                messages.size() % 3 == 0 ? 25 : 7))).security(security).start()) {
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 ids.add(AuthenticationTest.send("POST", server.url("/api/conversations"), "{}", AuthenticationTest.bearer(TOKEN))

@@ -132,7 +132,8 @@ class HttpHygieneTest {
     }
 
     ServerHarness withIdleTimeout(Duration idle, SimScript script) throws IOException {
-        return new ServerHarness(data, script, SecuritySettings.defaults().withConnections(ConnectionLimits.DEFAULT.withIdleTimeout(idle)));
+        return ServerHarness.builder(data, script)
+                .security(SecuritySettings.defaults().withConnections(ConnectionLimits.DEFAULT.withIdleTimeout(idle))).start();
     }
 
     @Test

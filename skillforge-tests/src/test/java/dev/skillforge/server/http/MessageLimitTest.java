@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.server.conversation.MessageLimit;
 import dev.skillforge.server.json.Json;
-import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.testkit.SimScript;
@@ -74,7 +73,7 @@ class MessageLimitTest {
         SimReply noted = SimReply.of("Noted.");
         // Gemini's wire format: its simulated model takes a million tokens, room for a 1 MiB message.
         List<ServerHarness.SimProvider> gemini = List.of(ServerHarness.SimProvider.gemini("sim", SimProviderServer.MODEL, 1_048_576));
-        try (ServerHarness server = new ServerHarness(data, new SimScript(noted, noted, noted, noted), SecuritySettings.defaults(), gemini)) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(noted, noted, noted, noted)).providers(gemini).start()) {
             for (int i = 0; i < 4; i++) {
                 // A conversation of its own for each route: each turn is a first message.
                 String id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();

@@ -82,8 +82,8 @@ class OpenApiDriftTest {
             routed.addAll(team);
             assertThat(routed).as("every documented route is served").containsAll(documented);
         }
-        try (ServerHarness server = new ServerHarness(data.resolve("token"), new SimScript(),
-                SecuritySettings.from(Map.of("FORGE_API_TOKEN", TOKEN)))) {
+        try (ServerHarness server = ServerHarness.builder(data.resolve("token"), new SimScript())
+                .security(SecuritySettings.from(Map.of("FORGE_API_TOKEN", TOKEN))).start()) {
             HttpResponse<String> document = HTTP.send(HttpRequest.newBuilder(URI.create(server.url("/openapi.json")))
                     .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(document.statusCode()).isEqualTo(200);
@@ -155,8 +155,7 @@ class OpenApiDriftTest {
     private static Set<String> teamServerRoutes(Path data) throws Exception {
         TeamSettings team = new TeamSettings(URI.create("http://127.0.0.1:1/no-issuer"), "skillforge", null,
                 URI.create("http://127.0.0.1:" + ServerProcess.freePort()), Set.of(), OptionalLong.empty(), Duration.ofDays(1));
-        try (ServerHarness server = new ServerHarness(data, new SimScript(), null, SecuritySettings.defaults(), team,
-                ServerHarness.DEFAULT_PROVIDERS)) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript()).team(team).start()) {
             return new TreeSet<>(server.server.routes());
         }
     }

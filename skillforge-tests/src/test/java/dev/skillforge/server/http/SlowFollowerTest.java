@@ -33,8 +33,9 @@ class SlowFollowerTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aClientThatStopsReadingHoldsUpNeitherTheRunNorAnotherClient(@TempDir Path data) throws Exception {
-        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of(Collections.nCopies(CHUNKS, CHUNK).toArray(String[]::new))),
-                TurnLimits.DEFAULT.withMaxAnswerChars(2 * CHUNKS * CHUNK.length()))) {
+        try (ServerHarness server = ServerHarness.builder(data,
+                        new SimScript(SimReply.of(Collections.nCopies(CHUNKS, CHUNK).toArray(String[]::new))))
+                .turnLimits(TurnLimits.DEFAULT.withMaxAnswerChars(2 * CHUNKS * CHUNK.length())).start()) {
             String id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
 
             try (Socket stalled = new Socket()) {

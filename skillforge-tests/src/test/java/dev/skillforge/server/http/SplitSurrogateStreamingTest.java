@@ -4,7 +4,6 @@ import dev.skillforge.testkit.SseClient;
 import dev.skillforge.testkit.ServerHarness;
 import dev.skillforge.testkit.ServerHarness.SimProvider;
 import dev.skillforge.server.provider.ProviderPreset;
-import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
 import dev.skillforge.testkit.SimScript;
@@ -40,7 +39,7 @@ class SplitSurrogateStreamingTest {
         int window = ProviderPreset.SIM.defaultContextWindow();
         SimProvider provider = gemini ? SimProvider.gemini("sim", SimProviderServer.MODEL, window)
                 : SimProvider.openAi("sim", SimProviderServer.MODEL, window);
-        try (ServerHarness server = new ServerHarness(data, new SimScript(reply), SecuritySettings.defaults(), List.of(provider))) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(reply)).providers(List.of(provider)).start()) {
             byte[] body;
             HttpResponse<InputStream> response = SseClient.open(server.url("/api/agent"), SseClient.userMessage("Smile!"));
             try (InputStream in = response.body()) {

@@ -51,8 +51,8 @@ class McpHttpDoorSecurityTest {
 
     @Test
     void withATokenTheSdkClientNeedsItAsABearerHeader(@TempDir Path data) throws Exception {
-        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("Hello with the token.")),
-                SecuritySettings.defaults().withApiToken(TOKEN))) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(SimReply.of("Hello with the token.")))
+                .security(SecuritySettings.defaults().withApiToken(TOKEN)).start()) {
             McpSyncClient anonymous = client(server, HttpRequest.newBuilder());
             assertThatThrownBy(anonymous::initialize).as("no token, no session").isInstanceOf(RuntimeException.class);
             anonymous.close();

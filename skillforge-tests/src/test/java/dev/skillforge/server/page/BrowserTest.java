@@ -113,21 +113,19 @@ abstract class BrowserTest {
 
     /** Starts the server with this test's simulated provider and a context window of {@code contextWindow} tokens. */
     ServerHarness start(SimResponder responder, int contextWindow) throws IOException {
-        server = new ServerHarness(data, responder, contextWindow);
+        server = ServerHarness.builder(data, responder).contextWindow(contextWindow).start();
         return server;
     }
 
     /** Starts the server with one provider only, "sim" (the harness has two by default). */
     ServerHarness startWithOneProvider(SimResponder responder) throws IOException {
-        server = new ServerHarness(data, responder, dev.skillforge.server.config.SecuritySettings.defaults(),
-                List.of(ServerHarness.SimProvider.openAi("sim", dev.skillforge.server.provider.sim.SimProviderServer.MODEL,
-                        dev.skillforge.server.provider.ProviderPreset.SIM.defaultContextWindow())));
-        return server;
+        return start(responder, List.of(ServerHarness.SimProvider.openAi("sim", dev.skillforge.server.provider.sim.SimProviderServer.MODEL,
+                dev.skillforge.server.provider.ProviderPreset.SIM.defaultContextWindow())));
     }
 
     /** Starts the server with {@code providers} on the simulated server, the first the default. */
     ServerHarness start(SimResponder responder, List<ServerHarness.SimProvider> providers) throws IOException {
-        server = new ServerHarness(data, responder, dev.skillforge.server.config.SecuritySettings.defaults(), providers);
+        server = ServerHarness.builder(data, responder).providers(providers).start();
         return server;
     }
 

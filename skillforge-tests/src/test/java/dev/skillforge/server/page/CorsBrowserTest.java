@@ -43,8 +43,8 @@ class CorsBrowserTest extends BrowserTest {
         HttpServer other = pageServer();
         try {
             String appOrigin = "http://127.0.0.1:" + app.getAddress().getPort();
-            server = new ServerHarness(data, new SimScript(SimReply.of("Hello, other origin.")),
-                    SecuritySettings.defaults().withApiToken(TOKEN).withCorsOrigins(List.of(appOrigin)));
+            server = ServerHarness.builder(data, new SimScript(SimReply.of("Hello, other origin.")))
+                    .security(SecuritySettings.defaults().withApiToken(TOKEN).withCorsOrigins(List.of(appOrigin))).start();
             String api = server.url("");
             context = browser.newContext();
             page = context.newPage();

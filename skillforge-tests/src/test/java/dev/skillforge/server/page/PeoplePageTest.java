@@ -4,7 +4,6 @@ import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import dev.skillforge.server.access.TeamSettings;
-import dev.skillforge.server.config.SecuritySettings;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.price.TokenPrices;
 import dev.skillforge.server.provider.sim.SimProviderServer;
@@ -58,9 +57,9 @@ class PeoplePageTest extends BrowserTest {
         int port = ServerProcess.freePort();
         TeamSettings team = new TeamSettings(URI.create(issuer.issuer()), "skillforge", "its-secret", URI.create("http://127.0.0.1:" + port),
                 Set.of("alice@example.org"), OptionalLong.empty(), Duration.ofDays(1));
-        server = new ServerHarness(data, new SimScript(SimReply.of("Cold brew: steep coarse coffee for 16 hours.")), null,
-                SecuritySettings.defaults(), team, List.of(new ServerHarness.SimProvider("sim", SimProviderServer.MODEL,
-                        ServerHarness.Format.OPENAI, 128_000, new TokenPrices(3.0, 0.3, 3.0, 15.0))));
+        server = ServerHarness.builder(data, new SimScript(SimReply.of("Cold brew: steep coarse coffee for 16 hours."))).team(team)
+                .providers(List.of(new ServerHarness.SimProvider("sim", SimProviderServer.MODEL, ServerHarness.Format.OPENAI, 128_000,
+                        new TokenPrices(3.0, 0.3, 3.0, 15.0)))).start();
 
         // Alice, an admin, signs in at the issuer's form and lands on the chat; her turn is hers.
         context = browser.newContext();

@@ -29,11 +29,11 @@ class TokenPageTest extends BrowserTest {
 
     @Test
     void thePageSignsInOnceAndShowsARefusedCommandAsFailed() throws Exception {
-        server = new ServerHarness(data, new SimScript(
+        server = ServerHarness.builder(data, new SimScript(
                 SimReply.of("Looking.\n\n<shell>touch notes.txt</shell>\n\n<shell>ls</shell>\n\n<shell>rm -rf notes.txt</shell>"),
-                SimReply.of("One file; I may not delete it.")),
-                SecuritySettings.defaults().withApiToken(TOKEN).withCommands(CommandPolicy.resolve(List.of("ls", "touch"), Map.of()),
-                        ProcessRunner.Limits.DEFAULT));
+                SimReply.of("One file; I may not delete it.")))
+                .security(SecuritySettings.defaults().withApiToken(TOKEN)
+                        .withCommands(CommandPolicy.resolve(List.of("ls", "touch"), Map.of()), ProcessRunner.Limits.DEFAULT)).start();
 
         // The sign-in page: a plain form (the CSP allows no inline script, and it needs none).
         context = browser.newContext();

@@ -52,11 +52,11 @@ class TracingEndToEndTest {
         try (OtlpReceiver receiver = OtlpReceiver.start()) {
             String id;
             List<SimRequest> requests;
-            try (ServerHarness server = new ServerHarness(data, new SimScript(FIRST, SECOND), receiver.tracing(Map.of(
+            try (ServerHarness server = ServerHarness.builder(data, new SimScript(FIRST, SECOND)).tracing(receiver.tracing(Map.of(
                     "OTEL_SERVICE_NAME", "skillforge-under-test",
                     // Langfuse's shape: Basic credentials and its ingestion-version header. Values are URL-decoded (the
                     // OTel spec): a base64 "+" must be sent as %2B, as docs/tracing.md says.
-                    "OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Basic cGs%2BbGY6c2s=,x-langfuse-ingestion-version=4")))) {
+                    "OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Basic cGs%2BbGY6c2s=,x-langfuse-ingestion-version=4"))).start()) {
                 id = SseClient.send("POST", server.url("/api/conversations"), "{}").json().path("id").asText();
                 List<SseClient.Event> events = postWithTraceparent(server.url("/api/conversations/" + id + "/messages"),
                         Json.write(Json.object().put("content", QUESTION)), "00-" + TRACE_ID + "-" + CALLER_SPAN + "-01");
@@ -126,8 +126,8 @@ class TracingEndToEndTest {
     @Test
     void withContentOnAStatelessTurnCarriesItsPromptsAnswersAndCommands(@TempDir Path data) throws Exception {
         try (OtlpReceiver receiver = OtlpReceiver.start()) {
-            try (ServerHarness server = new ServerHarness(data, new SimScript(FIRST, SECOND),
-                    receiver.tracing(Map.of(Tracing.CONTENT_VARIABLE, "true")))) {
+            try (ServerHarness server = ServerHarness.builder(data, new SimScript(FIRST, SECOND))
+                    .tracing(receiver.tracing(Map.of(Tracing.CONTENT_VARIABLE, "true"))).start()) {
                 assertThat(SseClient.postForEvents(server.url("/api/agent"), SseClient.userMessage("Which skills?")).getLast().type())
                         .isEqualTo("done");
             }
@@ -188,7 +188,7 @@ class TracingEndToEndTest {
     void withNothingConfiguredNoExporterStarts(@TempDir Path data) throws Exception {
         Tracing tracing = Tracing.fromEnvironment(Map.of(Tracing.CONTENT_VARIABLE, "true"));
         assertThat(tracing.enabled()).isFalse();
-        try (ServerHarness server = new ServerHarness(data, new SimScript(FIRST, SECOND), tracing)) {
+        try (ServerHarness server = ServerHarness.builder(data, new SimScript(FIRST, SECOND)).tracing(tracing).start()) {
             assertThat(SseClient.postForEvents(server.url("/api/agent"), SseClient.userMessage("Which skills?")).getLast().type())
                     .isEqualTo("done");
             assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)

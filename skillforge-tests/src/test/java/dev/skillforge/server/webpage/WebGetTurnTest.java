@@ -37,8 +37,9 @@ class WebGetTurnTest {
         });
         pages.start();
         String url = "http://127.0.0.1:" + pages.getAddress().getPort() + "/brew";
-        try (ServerHarness server = new ServerHarness(data, new SimScript(SimReply.of("<shell>web get " + url + "</shell>"), SimReply.of("Read it.")),
-                SecuritySettings.defaults().withWeb(WebSettings.forTestsOnLoopbackPort(pages.getAddress().getPort())))) {
+        SimScript script = new SimScript(SimReply.of("<shell>web get " + url + "</shell>"), SimReply.of("Read it."));
+        try (ServerHarness server = ServerHarness.builder(data, script)
+                .security(SecuritySettings.defaults().withWeb(WebSettings.forTestsOnLoopbackPort(pages.getAddress().getPort()))).start()) {
             List<SseClient.Event> events = SseClient.postForEvents(server.url("/api/agent"), SseClient.userMessage("Learn from " + url));
 
             SseClient.Event source = events.stream().filter(e -> e.type().equals("source")).findFirst().orElseThrow();
