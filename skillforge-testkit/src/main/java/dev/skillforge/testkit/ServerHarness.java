@@ -180,7 +180,7 @@ public final class ServerHarness implements HttpEndpoint, AutoCloseable {
             if (providers != null) {
                 throw new IllegalStateException("providers are set once: by providers or by contextWindow");
             }
-            this.providers = configured;
+            this.providers = Objects.requireNonNull(configured, "providers");
             return this;
         }
 

@@ -8,8 +8,6 @@ import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.concurrent.CancellationException;
 
 /**
@@ -44,12 +42,7 @@ final class ClientWatch implements AutoCloseable {
             return watch;
         }
         request.addFailureListener(failure -> watch.gone.cancel("the request failed (" + failure + ")"));
-        EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
-        synchronized (watch) {
-            if (endPoint.tryFillInterested(watch.onReadable)) {
-                watch.watched = endPoint;
-            }
-        }
+        watch.arm(request.getConnectionMetaData().getConnection().getEndPoint());
         return watch;
     }
 
@@ -58,37 +51,49 @@ final class ClientWatch implements AutoCloseable {
         return gone;
     }
 
-    private synchronized void readable() {
-        if (closed || watched == null) {
-            return;
-        }
-        ByteBuffer bite = BufferUtil.allocate(1);
-        int read;
-        try {
-            read = watched.fill(bite);
-        } catch (IOException e) {
+    /** Asks to hear of {@code endPoint} becoming readable, unless someone else already reads it. */
+    private synchronized void arm(EndPoint endPoint) {
+        watched = endPoint; // before asking: a registration that fails calls failed() at once, which clears it
+        if (!endPoint.tryFillInterested(onReadable) && watched == endPoint) {
             watched = null;
-            gone.cancel("the connection failed (" + e + ")");
-            return;
-        }
-        if (read < 0) {
-            watched = null;
-            gone.cancel("the client closed the connection");
-        } else if (read == 0) {
-            if (!watched.tryFillInterested(onReadable)) {
-                watched = null;
-            }
-        } else {
-            watched = null;
-            tookABite = true;
         }
     }
 
-    private synchronized void failed(Throwable failure) {
-        watched = null;
-        if (!closed) {
-            gone.cancel("the connection failed (" + failure + ")");
+    private void readable() {
+        String goneBecause;
+        synchronized (this) {
+            if (closed || watched == null) {
+                return;
+            }
+            EndPoint endPoint = watched;
+            watched = null;
+            int read;
+            try {
+                read = endPoint.fill(BufferUtil.allocate(1)); // Jetty's socket end point answers a reset with -1 too
+            } catch (Exception e) {
+                read = -1;
+            }
+            if (read == 0) {
+                arm(endPoint);
+                return;
+            }
+            if (read > 0) {
+                tookABite = true;
+                return;
+            }
+            goneBecause = "the client closed the connection";
         }
+        gone.cancel(goneBecause); // outside the lock: what a cancellation runs may take its time
+    }
+
+    private void failed(Throwable failure) {
+        synchronized (this) {
+            watched = null;
+            if (closed) {
+                return;
+            }
+        }
+        gone.cancel("the connection failed (" + failure + ")");
     }
 
     /** Stops watching: the connection is Jetty's to read again (or closes after the answer if the watch read from it). */
@@ -102,6 +107,8 @@ final class ClientWatch implements AutoCloseable {
             watched = null;
         }
         if (tookABite) {
+            // The early request lost its first byte to the watch: this header must reach Jetty, or it would read the
+            // rest of that request as a malformed one. Nothing between here and the answer resets the headers.
             ctx.header("Connection", "close");
         }
     }

@@ -58,8 +58,6 @@ public final class Servers {
             config.concurrency.useVirtualThreads = true;
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
-            config.jetty.host = host;
-            config.jetty.port = port;
             // Jetty keeps a trie of each connection's repeated request headers (1,024 slots: about 100 KB of heap per
             // open connection, most of what an active run held); a connection here carries few requests (an SSE
             // stream is one), so the cache saves little and costs a thousand streams 100 MB. Off.

@@ -31,6 +31,7 @@ class ClientWatchTest {
 
     private Javalin server;
     private final BlockingQueue<String> seen = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> watching = new LinkedBlockingQueue<>();
 
     @BeforeEach
     void start() {
@@ -41,6 +42,7 @@ class ClientWatchTest {
                 if (ctx.queryParam("wake") != null) {
                     wakeWithNothingToRead(ctx);
                 }
+                watching.add(body);
                 long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
                 while (!watch.gone().isCancelled() && System.nanoTime() < end) {
                     Thread.sleep(10); // stands for the work: reading the attachments
@@ -94,7 +96,8 @@ class ClientWatchTest {
             assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("woken: still here");
 
             send(client.getOutputStream(), "/work?millis=30000&wake", "woken again");
-            Thread.sleep(100); // the watch has been woken for nothing before the client leaves
+            assertThat(watching.poll(10, TimeUnit.SECONDS)).isEqualTo("woken");
+            assertThat(watching.poll(10, TimeUnit.SECONDS)).as("woken for nothing before the client leaves").isEqualTo("woken again");
         }
         assertThat(seen.poll(10, TimeUnit.SECONDS)).isEqualTo("woken again: the client closed the connection");
     }
@@ -104,7 +107,7 @@ class ClientWatchTest {
         try (Socket client = new Socket("127.0.0.1", server.port())) {
             BufferedReader answers = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8));
             send(client.getOutputStream(), "/work?millis=1000", "first");
-            Thread.sleep(200); // the first is being worked on, its watch on
+            assertThat(watching.poll(10, TimeUnit.SECONDS)).as("the first is worked on, its watch on").isEqualTo("first");
             send(client.getOutputStream(), "/work?millis=0", "second");
 
             assertThat(answer(answers)).isEqualTo("read first");
