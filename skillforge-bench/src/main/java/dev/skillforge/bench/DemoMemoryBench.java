@@ -1,11 +1,11 @@
 package dev.skillforge.bench;
 
+import dev.skillforge.server.TemporaryFolders;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.testkit.DemoMemory;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -24,9 +24,7 @@ final class DemoMemoryBench {
         try {
             samples = DemoMemory.run(data, turns, Math.max(1, turns / 10));
         } finally {
-            try (var files = Files.walk(data)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            TemporaryFolders.delete(data);
         }
         long first = samples.getFirst().heapBytes();
         System.out.println("Heap in use after full collections, over " + turns + " stateless demo turns through the server");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.server.JdbcStorage;
 import dev.skillforge.server.SkillForgeServer;
+import dev.skillforge.server.TemporaryFolders;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ConfiguredProvider;
 import dev.skillforge.server.provider.RetryPolicy;
@@ -67,9 +68,7 @@ final class HotTurnLatencyBench {
             long slowBacklog = slow.writer().pending();
             report(out, turns, plainTimes, slowTimes, slowBacklog);
         } finally {
-            try (var files = Files.walk(work)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            TemporaryFolders.delete(work);
         }
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skillforge.core.agent.Cancellation;
 import dev.skillforge.core.agent.CommandResult;
 import dev.skillforge.core.shell.ShellCommand;
+import dev.skillforge.server.TemporaryFolders;
 import dev.skillforge.server.exec.CommandPolicy;
 import dev.skillforge.server.exec.CommandStats;
 import dev.skillforge.server.exec.ProcessRunner;
@@ -12,8 +13,8 @@ import dev.skillforge.server.exec.SandboxSettings;
 import dev.skillforge.server.exec.Workspace;
 import dev.skillforge.server.exec.WorkspaceQuota;
 import dev.skillforge.server.exec.Workspaces;
-import dev.skillforge.testkit.SandboxFolders;
 import dev.skillforge.server.json.Json;
+import dev.skillforge.testkit.SandboxFolders;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,9 +58,7 @@ final class SandboxOverheadBench {
             }
             report(out, runs, bareTimes, sandboxedTimes);
         } finally {
-            try (var files = Files.walk(work)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            TemporaryFolders.delete(work);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.skillforge.bench;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.skillforge.server.SkillForgeServer;
+import dev.skillforge.server.TemporaryFolders;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.sim.SimProviderServer;
 import dev.skillforge.server.provider.sim.SimReply;
@@ -14,7 +15,6 @@ import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -66,9 +66,7 @@ final class TracingOverheadBench {
             report(out, turns, off, on, exports.get(), bytes.get());
         } finally {
             sink.stop(0);
-            try (var files = Files.walk(work)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            TemporaryFolders.delete(work);
         }
     }
 

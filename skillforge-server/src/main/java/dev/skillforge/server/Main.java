@@ -118,9 +118,7 @@ public final class Main {
                 log.info("Training run: {} requests answered", answered);
             }
         } finally {
-            try (var files = Files.walk(data)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            TemporaryFolders.delete(data);
         }
     }
 

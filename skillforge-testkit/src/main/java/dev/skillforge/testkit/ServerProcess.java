@@ -1,5 +1,6 @@
 package dev.skillforge.testkit;
 
+import dev.skillforge.server.TemporaryFolders;
 import dev.skillforge.server.cache.PrefixGuard;
 
 import java.io.File;
@@ -211,9 +212,7 @@ public final class ServerProcess implements HttpEndpoint, AutoCloseable {
             ForgeClient.turn(server, ForgeClient.create(server), "Make a skill that greets people.");
             server.stop(); // the JVM writes the cache as it exits
         } finally {
-            try (var paths = Files.walk(data)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            TemporaryFolders.delete(data);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.skillforge.bench.load;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skillforge.server.TemporaryFolders;
 import dev.skillforge.server.json.Json;
 
 import java.io.BufferedReader;
@@ -151,9 +152,7 @@ public final class LoadBench {
             for (Process process : processes) {
                 stop(process);
             }
-            try (var files = Files.walk(data)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
+            TemporaryFolders.delete(data);
         }
     }
 
