@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.WeakHashMap;
 
 /**
  * The {@link ConversationStore} on a {@link Database}: one class and the same SQL for SQLite and
@@ -129,13 +128,6 @@ public final class JdbcConversationStore implements ConversationStore {
     private final JdbcLeases leases;
     private final String leaseStillCurrent;
     private final ConversationSearch search;
-    /**
-     * The write statements prepared on each physical connection, kept for the next batch on it: sqlite-jdbc keeps no
-     * statement cache and prepares anew each time (8 % of the server's CPU at 100 running turns, by JFR), and the
-     * statements are a fixed set. A connection the pool drops takes its entry with it.
-     */
-    private final Map<Connection, Map<String, PreparedStatement>> prepared = Collections.synchronizedMap(new WeakHashMap<>());
-
     /** A store on {@code database}, which it owns from now on: {@link #close()} closes it. */
     public JdbcConversationStore(Database database) {
         this.database = Objects.requireNonNull(database, "database");
@@ -190,13 +182,8 @@ public final class JdbcConversationStore implements ConversationStore {
         String what = batch.size() == 1 ? "apply 1 write" : "apply " + batch.size() + " writes";
         BatchApplier applier = transactions.write(what, connection -> {
             BatchApplier batchApplier = new BatchApplier(connection);
-            try {
-                batchApplier.apply(batch);
-                return batchApplier;
-            } catch (SQLException | RuntimeException e) {
-                batchApplier.discardStatements(e);
-                throw e;
-            }
+            batchApplier.apply(batch);
+            return batchApplier;
         });
         applier.skipped.forEach((conversationId, count) -> LOG.warn(
                 "Skipped {} write(s) for conversation {}: it does not exist (deleted, or never created)",
@@ -207,14 +194,12 @@ public final class JdbcConversationStore implements ConversationStore {
     }
 
     /**
-     * Applies one batch on one connection inside the caller's transaction. The statements stay prepared on their
-     * physical connection from one batch to the next ({@link #prepared}); a batch that fails closes them, so that the
-     * next one starts from new ones.
+     * Applies one batch on one connection inside the caller's transaction. Its statements stay prepared on the
+     * connection from one batch to the next ({@link PreparedStatements}).
      */
     private final class BatchApplier {
 
         private final Connection connection;
-        private final Map<String, PreparedStatement> statements;
         /** Whether each conversation seen so far exists, as of this transaction. */
         private final Map<String, Boolean> exists = new HashMap<>();
         /** Writes skipped because their conversation does not exist, per conversation. */
@@ -224,32 +209,12 @@ public final class JdbcConversationStore implements ConversationStore {
         /** Conversations whose writes were refused, with the stale epoch they were made under. */
         private final Set<Fenced> fenced = new LinkedHashSet<>();
 
-        BatchApplier(Connection pooled) throws SQLException {
-            // The pool's wrapper closes what was prepared through it when it is given back: prepare on what it wraps.
-            this.connection = pooled.unwrap(Connection.class);
-            this.statements = prepared.computeIfAbsent(connection, c -> new HashMap<>());
+        BatchApplier(Connection connection) {
+            this.connection = connection;
         }
 
-        /** The statement for {@code sql}, prepared on its first use on this connection; its parameters are all set anew by each use. */
         private PreparedStatement statement(String sql) throws SQLException {
-            PreparedStatement statement = statements.get(sql);
-            if (statement == null || statement.isClosed()) {
-                statement = connection.prepareStatement(sql);
-                statements.put(sql, statement);
-            }
-            return statement;
-        }
-
-        /** Closes this connection's statements after a failed batch, so that the next batch prepares new ones. */
-        void discardStatements(Exception failure) {
-            for (PreparedStatement statement : statements.values()) {
-                try {
-                    statement.close();
-                } catch (SQLException e) {
-                    failure.addSuppressed(e);
-                }
-            }
-            statements.clear();
+            return PreparedStatements.prepared(connection, sql);
         }
 
         void apply(List<Write> batch) throws SQLException {

@@ -67,6 +67,7 @@ public final class Transactions {
                 dialect.commit(connection);
                 return result;
             } catch (SQLException | RuntimeException e) {
+                PreparedStatements.discard(connection, e);
                 rollback(connection, e);
                 throw e;
             }
@@ -100,7 +101,12 @@ public final class Transactions {
     /** Runs {@code work} on a pooled connection in auto-commit mode. */
     public <T> T read(String what, SqlWork<T> work) {
         try (Connection connection = database.connection()) {
-            return work.run(connection);
+            try {
+                return work.run(connection);
+            } catch (SQLException | RuntimeException e) {
+                PreparedStatements.discard(connection, e);
+                throw e;
+            }
         } catch (SQLException e) {
             throw failure(what, e);
         }
@@ -111,19 +117,22 @@ public final class Transactions {
         return read(what, connection -> rows(connection, sql, reader, parameters));
     }
 
-    /** {@link #rows(String, String, RowReader, Object...)} on a connection the caller holds (inside a transaction). */
+    /**
+     * {@link #rows(String, String, RowReader, Object...)} on a connection the caller holds (inside a transaction or a
+     * {@link #read}). The statement stays prepared on the connection ({@link PreparedStatements}): {@code reader} must
+     * not run the same SQL on it.
+     */
     public static <T> List<T> rows(Connection connection, String sql, RowReader<T> reader, Object... parameters) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                select.setObject(i + 1, parameters[i]);
+        PreparedStatement select = PreparedStatements.prepared(connection, sql);
+        for (int i = 0; i < parameters.length; i++) {
+            select.setObject(i + 1, parameters[i]);
+        }
+        try (ResultSet rows = select.executeQuery()) {
+            List<T> found = new ArrayList<>();
+            while (rows.next()) {
+                found.add(reader.read(rows));
             }
-            try (ResultSet rows = select.executeQuery()) {
-                List<T> found = new ArrayList<>();
-                while (rows.next()) {
-                    found.add(reader.read(rows));
-                }
-                return List.copyOf(found);
-            }
+            return List.copyOf(found);
         }
     }
 
@@ -134,12 +143,11 @@ public final class Transactions {
 
     /** Runs an update with {@code parameters} on a connection the caller holds; the number of rows it changed. */
     public static int update(Connection connection, String sql, Object... parameters) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                statement.setObject(i + 1, parameters[i]);
-            }
-            return statement.executeUpdate();
+        PreparedStatement statement = PreparedStatements.prepared(connection, sql);
+        for (int i = 0; i < parameters.length; i++) {
+            statement.setObject(i + 1, parameters[i]);
         }
+        return statement.executeUpdate();
     }
 
     /** The database's own spelling of an {@code ORDER BY} on a text column that sorts the same on both databases. */
