@@ -1,6 +1,7 @@
 package dev.skillforge.testkit;
 
-import dev.skillforge.server.provider.SseDataReader;
+import dev.skillforge.core.agent.ProviderException;
+import dev.skillforge.server.provider.SseEventData;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;
@@ -8,6 +9,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -51,15 +54,24 @@ public final class FixtureFiles {
         }
     }
 
-    /** An SSE reader over the lines of a recording's {@code text}; LF, CRLF and CR end a line, as on the wire. */
-    public static SseDataReader sseReader(String text) {
-        BufferedReader lines = new BufferedReader(new StringReader(text));
-        return new SseDataReader(() -> {
-            try {
-                return lines.readLine();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+    /**
+     * The data of each event in a recording's {@code text}, read as the provider client reads a body ({@link SseEventData}
+     * line by line, then the body's end); LF, CRLF and CR end a line, as on the wire.
+     */
+    public static List<String> sseData(String text) {
+        List<String> data = new ArrayList<>();
+        SseEventData events = new SseEventData(data::add, Duration.ofDays(1));
+        try (BufferedReader lines = new BufferedReader(new StringReader(text))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                events.accept(line);
             }
-        });
+            events.end();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (ProviderException e) {
+            throw new IllegalStateException("the recording is not a stream this server reads: " + e.getMessage(), e);
+        }
+        return data;
     }
 }

@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Streams a run's events to one client as Server-Sent Events without a thread of its own.
  *
- * <p>The run's thread, having added an event to the log, writes it to the client itself when the connection can take
+ * <p>The thread that added an event to the log (the run's, or the provider client's thread that read the model's chunk)
+ * writes it to the client itself when the connection can take
  * it at once (the Servlet API's non-blocking output): a relayed chunk costs no wake-up of another thread between its
  * arrival and its bytes leaving, and every event ready at that moment goes out in one write and one flush. A
  * connection that cannot take more (a slow client) holds nobody up: its events wait in the log, and Jetty calls

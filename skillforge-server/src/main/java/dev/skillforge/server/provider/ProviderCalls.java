@@ -20,9 +20,8 @@ import java.util.function.UnaryOperator;
  *       is tried again as the {@link RetryPolicy} says (honouring {@code Retry-After}); this happens
  *       before any of the body was read, so never after text reached the client. Any other status
  *       fails at once with {@code provider_http_error} and the provider's own message;</li>
- *   <li>{@link #events}: the body as SSE event data, where keep-alive comments prove the connection
- *       but not progress: the idle limit counts from the last {@code data:} line;</li>
- *   <li>{@link #stream}: the loop every wire format shares around its {@link StreamParser}.</li>
+ *   <li>{@link #stream}: the body's events ({@link SseEventData}) to the wire format's {@link StreamParser} as they
+ *       arrive, on the thread that reads them from the socket ({@link StreamingHttp.Response#readLines}).</li>
  * </ul>
  */
 public final class ProviderCalls {
@@ -42,17 +41,16 @@ public final class ProviderCalls {
 
     /**
      * Sends {@code request} ({@link #open}) and reads its answer: each event's data to {@code parser} until the body ends
-     * or the parser says the stream is complete, then its end and its reply. A failure never carries the key.
+     * or the parser says the stream is complete, then its end and its reply. The parser (and the model's stream listener
+     * behind it) is called one event at a time, on the thread that reads the provider's socket, and not after this
+     * returns. A failure never carries the key.
      */
     public static ModelReply stream(Wire wire, ProviderRequest request, Cancellation cancellation, StreamParser parser)
             throws ProviderException {
         try (StreamingHttp.Response response = open(request, wire.timeouts(), wire.retry(), cancellation, wire.errorMessage())) {
-            SseDataReader events = events(response, wire.timeouts().idle());
-            String data;
-            while ((data = events.next()) != null) {
-                if (!parser.accept(data)) {
-                    break;
-                }
+            SseEventData events = new SseEventData(parser::accept, wire.timeouts().idle());
+            if (response.readLines(events)) {
+                events.end();
             }
             if (parser.finish()) {
                 response.complete();
@@ -105,26 +103,6 @@ public final class ProviderCalls {
                         "The provider answered HTTP " + response.status() + ": " + message);
             }
         }
-    }
-
-    /**
-     * The data of the response's events. Keep-alive comments ({@code : ping}) prove the connection,
-     * not progress: when only they arrive for longer than {@code idle}, reading fails with
-     * {@code provider_timeout}.
-     */
-    public static SseDataReader events(StreamingHttp.Response response, Duration idle) {
-        long idleNanos = idle.toNanos();
-        long[] lastData = {System.nanoTime()};
-        return new SseDataReader(() -> {
-            String line = response.nextLine();
-            if (line != null && line.startsWith("data:")) {
-                lastData[0] = System.nanoTime();
-            } else if (line != null && System.nanoTime() - lastData[0] > idleNanos) {
-                throw new ProviderException("provider_timeout", "The provider sent only keep-alives for "
-                        + idle.toSeconds() + " s: no data");
-            }
-            return line;
-        });
     }
 
     /** Waits before a retry; a stop ends the wait at once. */

@@ -32,16 +32,17 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A streaming HTTP call to a provider, read line by line on the caller's thread.
+ * A streaming HTTP call to a provider, its body read where it arrives.
  *
- * <p>Built on Jetty's {@link HttpClient} (HTTP/1.1, pooled connections), read as a {@link Content.Source}: the
- * caller's thread reads and parses the socket itself, and when nothing is there it asks to be woken and parks.
- * The selector thread only wakes it, running nothing else (the wake-up is non-blocking), so a chunk costs one
- * hand-off. The JDK's client, used before, took three per chunk (its selector, a task on its executor, the
- * reader's queue) and serialised every stream through one selector thread (docs/performance.md).
+ * <p>Built on Jetty's {@link HttpClient} (HTTP/1.1, pooled connections), read as a {@link Content.Source}: the caller
+ * waits for the headers, hands a listener over and waits for the body's end; each chunk is read and given to the
+ * listener by the thread that learns it arrived (the client's selector thread, running the read as a non-blocking
+ * task), which then asks for the next. A chunk costs no hand-off between threads. Before (docs/performance.md), the
+ * caller's virtual thread read the body and was woken for every chunk (an unpark, a carrier, a park, and the
+ * selector woken again to watch the socket); the JDK's client, before that, took three hand-offs per chunk.
  *
  * <p>Silence is bounded twice: the exchange's idle timeout fails a connection on which nothing arrives, and a
  * line must be whole within the idle time (a provider dripping bytes cannot hold a reader). A stop aborts the
@@ -143,33 +144,48 @@ public final class StreamingHttp {
     }
 
     /**
-     * An open response: status, headers, and the body as lines of at most {@link #MAX_LINE_BYTES}
-     * bytes. Close it when done. Read by one thread.
+     * Receives a response body's bytes as they arrive: one call at a time, in order, first on the thread that asked for
+     * them, then on the thread of the provider client that delivers them. It must not block: it runs where the provider's
+     * socket is read.
+     */
+    @FunctionalInterface
+    public interface BodyListener {
+        /** @return false to stop reading here: the rest of the body is not wanted */
+        boolean accept(ByteBuffer bytes) throws ProviderException;
+    }
+
+    /** Receives a response body's lines, as {@link BodyListener} receives its bytes (and on the same threads). */
+    @FunctionalInterface
+    public interface LineListener {
+        /** @return false to stop reading here: the rest of the body is not wanted */
+        boolean accept(String line) throws ProviderException;
+    }
+
+    /**
+     * An open response: status, headers, and the body, read once ({@link #read}, {@link #readLines} or {@link #readBody}).
+     * Close it when done.
+     *
+     * <p>The body is read where Jetty's client delivers it: the caller hands a listener over and waits for the body's end,
+     * and each chunk is read, and given to the listener, on the thread that learns it arrived (the client's selector,
+     * running the read as a non-blocking task), which then asks for the next. Nobody is woken per chunk; the caller is
+     * woken once, at the end.
      */
     public static final class Response implements AutoCloseable {
         private final Request exchange;
         private final Duration idle;
         private final CompletableFuture<org.eclipse.jetty.client.Response> headers = new CompletableFuture<>();
-        private final LineSplitter lines = new LineSplitter(MAX_LINE_BYTES);
-        /**
-         * The source's answer to a demand (content, its end or a failure: Jetty calls back for each): wakes the
-         * reader from the selector thread without a hand-off to another thread. A reader that asked waits for this
-         * answer, not for any wake-up: woken by the exchange's end instead, it would ask again while its demand
-         * is pending, which Jetty refuses ({@code IllegalStateException}: turns failed at random in CI).
-         */
-        private final Runnable demanded = Invocable.from(Invocable.InvocationType.NON_BLOCKING, () -> {
-            demandPending = false;
-            wake();
-        });
-        private volatile boolean demandPending;
+        /** Reads on from the thread that delivers the next chunk (Jetty calls it for content, the end or a failure). */
+        private final Runnable readOn = Invocable.from(Invocable.InvocationType.NON_BLOCKING, this::pump);
+        /** How the reading ended: true at the body's end, false when the listener stopped it; completed by {@link #pump} alone. */
+        private final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+        private final AtomicBoolean started = new AtomicBoolean();
         private volatile Content.Source source;
+        private volatile BodyListener listener;
         /** The exchange is over (its body read to the end, or failed): {@link #failure} says which. */
         private volatile boolean exchangeOver;
         private volatile Throwable failure;
         private volatile boolean aborted;
-        private volatile boolean signalled;
-        private volatile Thread reader;
-        private Content.Chunk chunk;
+        // Written by the reading (one thread at a time), read by the caller after the outcome: published by it.
         private boolean ended;
         private boolean complete;
         private org.eclipse.jetty.client.Response info;
@@ -186,7 +202,9 @@ public final class StreamingHttp {
 
         private void onContentSource(org.eclipse.jetty.client.Response response, Content.Source contentSource) {
             source = contentSource;
-            wake();
+            if (listener != null) {
+                start();
+            }
         }
 
         private void onComplete(Result result) {
@@ -195,14 +213,8 @@ public final class StreamingHttp {
                 headers.completeExceptionally(failure); // a failed connection ends the wait for headers at once
             }
             exchangeOver = true;
-            wake();
-        }
-
-        private void wake() {
-            signalled = true;
-            Thread waiting = reader;
-            if (waiting != null) {
-                LockSupport.unpark(waiting);
+            if (listener != null) {
+                start();
             }
         }
 
@@ -220,37 +232,53 @@ public final class StreamingHttp {
         }
 
         /**
-         * The next line of the body without its line terminator (LF, CR or CRLF), or {@code null}
-         * at the end of the body.
+         * Gives the body to {@code bodyListener} as it arrives and waits until it ended or the listener stopped it. No
+         * call of the listener is under way when this returns or throws.
          *
-         * @throws ProviderException when no whole line arrives within the idle timeout, a line passes
-         *                           {@link #MAX_LINE_BYTES} ({@code provider_line_too_long}), the
-         *                           connection breaks, or the call was cancelled
+         * @return true when the body was read to its end, false when the listener stopped
+         * @throws ProviderException what the listener threw; {@code provider_timeout} when the exchange's idle
+         *                           timeout passed, {@code provider_stream_error} when the connection broke,
+         *                           {@code cancelled} when the call was stopped
          */
-        public String nextLine() throws ProviderException {
-            long deadline = System.nanoTime() + idle.toNanos();
-            while (true) {
-                if (chunk != null) {
-                    String line = take(chunk.getByteBuffer());
-                    if (line != null) {
-                        return line;
-                    }
-                    releaseChunk();
-                }
-                if (!nextChunk(deadline)) {
-                    return lines.rest();
-                }
+        public boolean read(BodyListener bodyListener) throws ProviderException {
+            if (listener != null) {
+                throw new IllegalStateException("the body is read once");
             }
+            listener = bodyListener;
+            if (source != null || exchangeOver) {
+                start();
+            }
+            return awaitOutcome();
         }
 
-        /** The next line from {@code buffer}, or {@code null}; a line past the cap closes the connection. */
-        private String take(ByteBuffer buffer) throws ProviderException {
-            try {
-                return lines.take(buffer);
-            } catch (ProviderException tooLong) {
-                abort();
-                throw tooLong;
-            }
+        /**
+         * Gives the body to {@code lineListener} line by line (without line endings: LF, CR or CRLF; the last line also
+         * when no line break ends it) as {@link #read} gives bytes.
+         *
+         * @throws ProviderException also {@code provider_line_too_long} for a line past {@link #MAX_LINE_BYTES}, and
+         *                           {@code provider_timeout} when no whole line arrived within the idle time (a
+         *                           provider dripping bytes cannot hold a reader)
+         */
+        public boolean readLines(LineListener lineListener) throws ProviderException {
+            LineSplitter lines = new LineSplitter(MAX_LINE_BYTES);
+            long idleNanos = idle.toNanos();
+            long[] lastLine = {System.nanoTime()};
+            boolean toTheEnd = read(bytes -> {
+                String line;
+                while ((line = lines.take(bytes)) != null) {
+                    lastLine[0] = System.nanoTime();
+                    if (!lineListener.accept(line)) {
+                        return false;
+                    }
+                }
+                if (System.nanoTime() - lastLine[0] > idleNanos) {
+                    throw new ProviderException("provider_timeout",
+                            "The provider stream stalled: no whole line arrived for " + idle.toSeconds() + " s");
+                }
+                return true;
+            });
+            String last = toTheEnd ? lines.rest() : null;
+            return last == null || lineListener.accept(last) ? toTheEnd : false;
         }
 
         /**
@@ -258,53 +286,97 @@ public final class StreamingHttp {
          * its lines; line endings become LF.
          */
         public String readBody(int maxChars) throws ProviderException {
-            long deadline = System.nanoTime() + idle.toNanos();
             ByteArrayOutputStream body = new ByteArrayOutputStream();
             long maxBytes = 3L * maxChars; // UTF-8 needs at most three bytes per char
-            while (body.size() < maxBytes && (chunk != null || nextChunk(deadline))) {
-                ByteBuffer buffer = chunk.getByteBuffer();
-                byte[] piece = new byte[(int) Math.min(buffer.remaining(), maxBytes - body.size())];
-                buffer.get(piece);
+            read(bytes -> {
+                byte[] piece = new byte[(int) Math.min(bytes.remaining(), maxBytes - body.size())];
+                bytes.get(piece);
                 body.writeBytes(piece);
-                if (!buffer.hasRemaining()) {
-                    releaseChunk();
-                }
-            }
+                return body.size() < maxBytes;
+            });
             String text = body.toString(StandardCharsets.UTF_8).replace("\r\n", "\n").replace('\r', '\n');
             return StorableText.prefix(text, maxChars);
         }
 
-        /**
-         * Makes {@link #chunk} the body's next chunk with bytes in it, waiting until {@code deadline}; {@code false}
-         * at the body's end.
-         */
-        private boolean nextChunk(long deadline) throws ProviderException {
-            while (!ended) {
-                if (aborted) {
-                    throw new ProviderException("cancelled", "the run was stopped");
-                }
-                Content.Source from = source;
-                Content.Chunk next = from == null ? null : from.read();
-                if (next == null) {
-                    if (from == null && exchangeOver) {
-                        failIfFailed(failure);
-                        ended = true; // a response without a body
-                        return false;
-                    }
-                    awaitWake(from, deadline);
-                    continue;
-                }
-                if (Content.Chunk.isFailure(next)) {
-                    failIfFailed(next.getFailure());
-                }
-                ended = next.isLast();
-                if (next.hasRemaining()) {
-                    chunk = next;
-                    return true;
-                }
-                next.release();
+        /** Starts the reading once both the listener and the source (or the exchange's end without one) are there. */
+        private void start() {
+            if (!started.compareAndSet(false, true)) {
+                return;
             }
-            return false;
+            if (source != null) {
+                pump();
+                return;
+            }
+            try { // a response without a body
+                failIfFailed(failure);
+                ended = true;
+                outcome.complete(true);
+            } catch (ProviderException e) {
+                outcome.completeExceptionally(e);
+            }
+        }
+
+        /**
+         * Reads what has arrived, giving it to the listener, until nothing is there; then asks to be called again when
+         * more is. Runs on one thread at a time: the caller's first, then the one that tells of the next chunk.
+         */
+        private void pump() {
+            Content.Source from = source;
+            try {
+                while (true) {
+                    if (aborted) {
+                        throw new ProviderException("cancelled", "the run was stopped");
+                    }
+                    Content.Chunk next = from.read();
+                    if (next == null) {
+                        from.demand(readOn);
+                        return;
+                    }
+                    if (Content.Chunk.isFailure(next)) {
+                        failIfFailed(next.getFailure());
+                    }
+                    try {
+                        ended = next.isLast();
+                        if (next.hasRemaining() && !listener.accept(next.getByteBuffer())) {
+                            outcome.complete(false);
+                            return;
+                        }
+                    } finally {
+                        next.release();
+                    }
+                    if (ended) {
+                        outcome.complete(true);
+                        return;
+                    }
+                }
+            } catch (ProviderException | RuntimeException e) {
+                outcome.completeExceptionally(e);
+            } catch (Error e) {
+                outcome.completeExceptionally(e); // the caller must not wait forever for a reading that is over
+                throw e;
+            }
+        }
+
+        private boolean awaitOutcome() throws ProviderException {
+            try {
+                return outcome.get();
+            } catch (InterruptedException e) {
+                abort(); // the reading ends at its next chunk, with the failure the abort causes
+                Thread.currentThread().interrupt();
+                try {
+                    outcome.get(DRAIN_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException | ExecutionException | TimeoutException ignored) {
+                    // the call is over either way
+                }
+                throw new ProviderException("cancelled", "interrupted while reading the provider stream");
+            } catch (ExecutionException e) {
+                switch (e.getCause()) {
+                    case ProviderException failed -> throw failed;
+                    case RuntimeException failed -> throw failed;
+                    case Error failed -> throw failed;
+                    default -> throw new IllegalStateException(e.getCause());
+                }
+            }
         }
 
         private void failIfFailed(Throwable cause) throws ProviderException {
@@ -324,39 +396,6 @@ public final class StreamingHttp {
         }
 
         /**
-         * Parks until the source has something (or the exchange ends, fails or is stopped). No timer: silence
-         * ends with the exchange's idle timeout, which fails it and wakes the reader.
-         */
-        private void awaitWake(Content.Source from, long deadline) throws ProviderException {
-            if (System.nanoTime() - deadline > 0) {
-                abort();
-                throw new ProviderException("provider_timeout",
-                        "The provider stream stalled: no whole line arrived for " + idle.toSeconds() + " s");
-            }
-            signalled = false;
-            reader = Thread.currentThread();
-            if (from != null) {
-                demandPending = true; // before: the source may answer at once, on this thread
-                from.demand(demanded);
-            }
-            while (!aborted && (from != null ? demandPending : !(signalled || exchangeOver || source != null))) {
-                LockSupport.park(this);
-                if (Thread.interrupted()) {
-                    abort();
-                    throw new ProviderException("cancelled", "interrupted while reading the provider stream");
-                }
-            }
-            reader = null;
-        }
-
-        private void releaseChunk() {
-            if (chunk != null) {
-                chunk.release();
-                chunk = null;
-            }
-        }
-
-        /**
          * Says the answer is complete though the body may not have ended yet (OpenAI's {@code [DONE]}: the
          * body's last chunk follows at once): closing then reads the rest in the background, so the connection
          * goes back to the client's pool instead of being closed.
@@ -365,12 +404,11 @@ public final class StreamingHttp {
             complete = true;
         }
 
-        /** Aborts the exchange: the connection is closed and a waiting reader wakes up. */
+        /** Aborts the exchange: the connection is closed, and a reading under way ends with {@code cancelled}. */
         void abort() {
             aborted = true;
             headers.completeExceptionally(new CancellationException("aborted"));
             exchange.abort(new CancellationException("the call was stopped"));
-            wake();
         }
 
         /**
@@ -380,7 +418,6 @@ public final class StreamingHttp {
          */
         @Override
         public void close() {
-            releaseChunk();
             if (!ended && complete && !aborted && source != null) {
                 if (!drain(source)) {
                     CLIENT.getScheduler().schedule(() -> {

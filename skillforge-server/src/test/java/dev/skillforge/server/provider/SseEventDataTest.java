@@ -3,38 +3,51 @@ package dev.skillforge.server.provider;
 import dev.skillforge.core.agent.ProviderException;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class SseDataReaderTest {
+class SseEventDataTest {
+
+    private final List<String> received = new ArrayList<>();
+    private final SseEventData events = new SseEventData(data -> received.add(data) && !data.equals("[DONE]"), Duration.ofSeconds(30));
 
     @Test
     void anEventOfManyDataLinesPastTheCapIsRefused() {
         String megabyte = "data: " + "x".repeat(1024 * 1024);
-        SseDataReader reader = reader(List.of(megabyte, megabyte, megabyte, megabyte, megabyte, ""));
 
-        assertThatThrownBy(reader::next)
+        assertThatThrownBy(() -> feed(megabyte, megabyte, megabyte, megabyte, megabyte, ""))
                 .isInstanceOfSatisfying(ProviderException.class, e -> assertThat(e.code()).isEqualTo("provider_event_too_long"))
                 .hasMessage("The provider sent an event of more than 4194304 characters of data, the most this server reads"
                         + " as one event: the stream was closed");
+        assertThat(received).isEmpty();
     }
 
     @Test
-    void anEventJustUnderTheCapIsJoinedWhole() throws Exception {
+    void anEventJustUnderTheCapIsJoinedWholeAndTheLastOneGivenAtTheBodysEnd() throws Exception {
         String part = "x".repeat(1024 * 1024);
-        SseDataReader reader = reader(List.of("data: " + part, "data:" + part, ": keep-alive", "data: " + part, "", "data: next"));
+        feed("data: " + part, "data:" + part, ": keep-alive", "data: " + part, "", "data: next");
+        assertThat(received).containsExactly(part + "\n" + part + "\n" + part);
 
-        assertThat(reader.next()).isEqualTo(part + "\n" + part + "\n" + part);
-        assertThat(reader.next()).isEqualTo("next");
-        assertThat(reader.next()).isNull();
+        assertThat(events.end()).isTrue();
+        assertThat(received).containsExactly(part + "\n" + part + "\n" + part, "next");
     }
 
-    private static SseDataReader reader(List<String> lines) {
-        Deque<String> left = new ArrayDeque<>(lines);
-        return new SseDataReader(left::poll);
+    @Test
+    void theListenerSaysWhenTheStreamIsComplete() throws Exception {
+        assertThat(events.accept("data: {}")).isTrue();
+        assertThat(events.accept("")).isTrue();
+        assertThat(events.accept("data: [DONE]")).isTrue();
+        assertThat(events.accept("")).isFalse();
+        assertThat(received).containsExactly("{}", "[DONE]");
+    }
+
+    private void feed(String... lines) throws ProviderException {
+        for (String line : lines) {
+            events.accept(line);
+        }
     }
 }

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A provider's body read line by line over real loopback HTTP: a line past {@link StreamingHttp#MAX_LINE_BYTES}
  * is refused as a provider error instead of being collected (a 10 MB line took 20 s of rescanning),
- * while a long line under it is read whole.
+ * while a long line under it is read whole; a line dripped byte by byte is stopped after the idle time.
  */
 class StreamingHttpTest {
 
@@ -43,7 +43,7 @@ class StreamingHttpTest {
         serve(200, "data: " + "x".repeat(10 * 1024 * 1024) + "\n\n");
 
         try (StreamingHttp.Response response = open()) {
-            assertThatThrownBy(response::nextLine)
+            assertThatThrownBy(() -> readAll(response))
                     .isInstanceOfSatisfying(ProviderException.class, e -> assertThat(e.code()).isEqualTo("provider_line_too_long"))
                     .hasMessage("The provider sent a line longer than 4194304 bytes, the most this server reads as one line"
                             + " of a stream: the stream was closed");
@@ -71,6 +71,36 @@ class StreamingHttpTest {
         }
     }
 
+    @Test
+    void aProviderDrippingALineByteByByteIsStoppedOnceNoWholeLineCameForTheIdleTime() throws Exception {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(200, 0);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write("data: first\n\n".getBytes(StandardCharsets.UTF_8));
+                for (int i = 0; i < 100; i++) { // a byte every 100 ms, well within the idle time, never a line break
+                    out.write('x');
+                    out.flush();
+                    Thread.sleep(100);
+                }
+            } catch (IOException | InterruptedException clientLeft) {
+                // the reader closed the connection: what the stop does
+            }
+        });
+        server.start();
+        StreamingHttp.Timeouts oneSecond = new StreamingHttp.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(1));
+        List<String> lines = new ArrayList<>();
+
+        try (StreamingHttp.Response response = StreamingHttp.open(ProviderCalls.post(uri(), "{}".getBytes(StandardCharsets.UTF_8))
+                .build(), oneSecond, new Cancellation())) {
+            assertThatThrownBy(() -> response.readLines(lines::add))
+                    .isInstanceOfSatisfying(ProviderException.class, e -> assertThat(e.code()).isEqualTo("provider_timeout"))
+                    .hasMessage("The provider stream stalled: no whole line arrived for 1 s");
+        }
+        assertThat(lines).containsExactly("data: first", "");
+    }
+
     private void serve(int status, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -91,16 +121,16 @@ class StreamingHttpTest {
     }
 
     private StreamingHttp.Response open() throws ProviderException {
-        URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/v1/chat/completions");
-        return StreamingHttp.open(ProviderCalls.post(uri, "{}".getBytes(StandardCharsets.UTF_8)).build(), TIMEOUTS, new Cancellation());
+        return StreamingHttp.open(ProviderCalls.post(uri(), "{}".getBytes(StandardCharsets.UTF_8)).build(), TIMEOUTS, new Cancellation());
+    }
+
+    private URI uri() {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/v1/chat/completions");
     }
 
     private static List<String> readAll(StreamingHttp.Response response) throws ProviderException {
         List<String> lines = new ArrayList<>();
-        String line;
-        while ((line = response.nextLine()) != null) {
-            lines.add(line);
-        }
+        assertThat(response.readLines(lines::add)).isTrue(); // to the body's end
         return lines;
     }
 }

@@ -8,7 +8,6 @@ import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.testkit.FixtureFiles;
 import dev.skillforge.testkit.RecordingListener;
-import dev.skillforge.server.provider.SseDataReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -17,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The recorded Anthropic streams of {@code shared/fixtures}, read as {@link AnthropicProvider} reads a body:
- * {@link SseDataReader} over the lines ({@code event:} lines are framing; each payload names its event in
+ * {@link dev.skillforge.server.provider.SseEventData} over the lines ({@code event:} lines are framing; each payload names its event in
  * {@code type}), each event's data into {@link AnthropicStreamParser}, then the end of the body. Every expected
  * figure was read out of the fixture files.
  */
@@ -113,11 +112,9 @@ class AnthropicStreamParserFixtureTest {
     static Parsed parse(String sse) {
         RecordingListener listener = new RecordingListener();
         AnthropicStreamParser parser = new AnthropicStreamParser(listener);
-        SseDataReader reader = FixtureFiles.sseReader(sse);
         ProviderException failure = null;
         try {
-            String data;
-            while ((data = reader.next()) != null) {
+            for (String data : FixtureFiles.sseData(sse)) {
                 parser.accept(data);
             }
             parser.finish();
@@ -131,9 +128,7 @@ class AnthropicStreamParserFixtureTest {
     @Test
     void theAnsweringModelIsRead() throws Exception {
         AnthropicStreamParser parser = new AnthropicStreamParser(new RecordingListener());
-        SseDataReader reader = FixtureFiles.sseReader(FixtureFiles.read("anthropic-cache-read-streaming.turn1.sse"));
-        String data;
-        while ((data = reader.next()) != null) {
+        for (String data : FixtureFiles.sseData(FixtureFiles.read("anthropic-cache-read-streaming.turn1.sse"))) {
             parser.accept(data);
         }
         assertThat(parser.model()).isEqualTo("claude-sonnet-4-6");

@@ -9,7 +9,6 @@ import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.testkit.FixtureFiles;
 import dev.skillforge.testkit.RecordingListener;
-import dev.skillforge.server.provider.SseDataReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,7 +24,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The recorded Gemini streams of {@code shared/fixtures}, read as {@link GeminiProvider} reads a body:
- * {@link SseDataReader} over the lines, each event's data into {@link GeminiStreamParser}, then the end
+ * {@link dev.skillforge.server.provider.SseEventData} over the lines, each event's data into {@link GeminiStreamParser}, then the end
  * of the body. Every expected figure was read out of the fixture files. Then hand-written streams for
  * what the recordings do not cover: finish reasons, errors, grounding, URL context, usage rules.
  *
@@ -204,11 +203,9 @@ class GeminiStreamParserFixtureTest {
     static Parsed parseSse(String sse) {
         RecordingListener listener = new RecordingListener();
         GeminiStreamParser parser = new GeminiStreamParser(listener);
-        SseDataReader reader = FixtureFiles.sseReader(sse);
         int events = 0;
         try {
-            String data;
-            while ((data = reader.next()) != null) {
+            for (String data : FixtureFiles.sseData(sse)) {
                 events++;
                 parser.accept(data);
             }
@@ -255,9 +252,7 @@ class GeminiStreamParserFixtureTest {
     @Test
     void theAnsweringModelIsRead() throws Exception {
         GeminiStreamParser parser = new GeminiStreamParser(new RecordingListener());
-        SseDataReader reader = FixtureFiles.sseReader(FixtureFiles.read("gemini-2.5-flash-implicit-cache-streaming.turn1.sse"));
-        String data;
-        while ((data = reader.next()) != null) {
+        for (String data : FixtureFiles.sseData(FixtureFiles.read("gemini-2.5-flash-implicit-cache-streaming.turn1.sse"))) {
             parser.accept(data);
         }
         assertThat(parser.model()).isEqualTo("gemini-2.5-flash");

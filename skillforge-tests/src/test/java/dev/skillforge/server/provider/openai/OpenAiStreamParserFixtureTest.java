@@ -7,7 +7,6 @@ import dev.skillforge.core.transcript.ProviderReplay;
 import dev.skillforge.server.json.Json;
 import dev.skillforge.testkit.FixtureFiles;
 import dev.skillforge.testkit.RecordingListener;
-import dev.skillforge.server.provider.SseDataReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,7 +22,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The recorded OpenAI-compatible streams of {@code shared/fixtures}, read as the provider reads a
- * body: {@link SseDataReader} over the lines, each event's data into {@link OpenAiStreamParser}.
+ * body: {@link dev.skillforge.server.provider.SseEventData} over the lines, each event's data into {@link OpenAiStreamParser}.
  * Every expected figure below was read out of the fixture files. Then small hand-written streams
  * for the cases the recordings do not cover.
  */
@@ -309,8 +308,8 @@ class OpenAiStreamParserFixtureTest {
     }
 
     @Test
-    void sseReaderIgnoresCommentsAndOtherFieldsAndReadsDataWithoutASpace() throws ProviderException {
-        SseDataReader reader = FixtureFiles.sseReader("""
+    void sseDataIgnoresCommentsAndOtherFieldsAndReadsDataWithoutASpace() throws ProviderException {
+        List<String> data = FixtureFiles.sseData("""
                 : keep-alive
                 event: message
                 id: 7
@@ -323,11 +322,7 @@ class OpenAiStreamParserFixtureTest {
 
                 data: last without blank line""");
 
-        assertThat(reader.next()).isEqualTo("{\"a\":1}");
-        assertThat(reader.next()).isEqualTo(" two spaces keep one\n");
-        assertThat(reader.next()).isEqualTo("last without blank line");
-        assertThat(reader.next()).isNull();
-        assertThat(reader.next()).isNull();
+        assertThat(data).containsExactly("{\"a\":1}", " two spaces keep one\n", "last without blank line");
     }
 
     @Test
@@ -613,10 +608,8 @@ class OpenAiStreamParserFixtureTest {
     /** Reads {@code sse} as the provider reads a body: events until the parser says [DONE] or the body ends. */
     static Parsed feed(String sse, RecordingListener recording) throws ProviderException {
         OpenAiStreamParser parser = new OpenAiStreamParser(recording);
-        SseDataReader reader = FixtureFiles.sseReader(sse);
         int events = 0;
-        String data;
-        while ((data = reader.next()) != null) {
+        for (String data : FixtureFiles.sseData(sse)) {
             events++;
             if (!parser.accept(data)) {
                 break;
@@ -716,9 +709,7 @@ class OpenAiStreamParserFixtureTest {
     @Test
     void theAnsweringModelIsRead() throws Exception {
         OpenAiStreamParser parser = new OpenAiStreamParser(new RecordingListener());
-        SseDataReader reader = FixtureFiles.sseReader(FixtureFiles.read("openai-gpt-4o-mini-cache-hit-streaming.turn1.sse"));
-        String data;
-        while ((data = reader.next()) != null) {
+        for (String data : FixtureFiles.sseData(FixtureFiles.read("openai-gpt-4o-mini-cache-hit-streaming.turn1.sse"))) {
             parser.accept(data);
         }
         assertThat(parser.model()).isEqualTo("gpt-4o-mini-2024-07-18");

@@ -11,7 +11,6 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.testkit.FixtureFiles;
 import dev.skillforge.server.ProviderFactory;
 import dev.skillforge.testkit.RecordingListener;
-import dev.skillforge.server.provider.SseDataReader;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -161,10 +160,10 @@ class PresetFixtureTest {
                 }
                 parser.accept("[DONE]");
             } else {
-                SseDataReader reader = FixtureFiles.sseReader(recording);
-                String data;
-                while ((data = reader.next()) != null && parser.accept(data)) {
-                    // read on
+                for (String data : FixtureFiles.sseData(recording)) {
+                    if (!parser.accept(data)) {
+                        break;
+                    }
                 }
             }
         } catch (ProviderException e) {
