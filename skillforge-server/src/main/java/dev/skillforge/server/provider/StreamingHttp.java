@@ -7,8 +7,10 @@ import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.thread.Invocable;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -66,7 +68,11 @@ public final class StreamingHttp {
         QueuedThreadPool threads = new QueuedThreadPool();
         threads.setName("provider-http");
         threads.setDaemon(true); // the client is never stopped: it must not keep the JVM alive
-        HttpClient client = new HttpClient();
+        // A selector per core: each runs the reading of its connections' chunks (the parsing and relaying behind it)
+        // itself, so one selector would put every stream's per-chunk work on one thread.
+        ClientConnector connector = new ClientConnector();
+        connector.setSelectors(Runtime.getRuntime().availableProcessors());
+        HttpClient client = new HttpClient(new HttpClientTransportOverHTTP(connector));
         client.setExecutor(threads);
         client.setScheduler(new ScheduledExecutorScheduler("provider-http-scheduler", true));
         client.setConnectTimeout(10_000);
@@ -335,17 +341,15 @@ public final class StreamingHttp {
                     if (Content.Chunk.isFailure(next)) {
                         failIfFailed(next.getFailure());
                     }
+                    boolean wanted;
                     try {
                         ended = next.isLast();
-                        if (next.hasRemaining() && !listener.accept(next.getByteBuffer())) {
-                            outcome.complete(false);
-                            return;
-                        }
+                        wanted = !next.hasRemaining() || listener.accept(next.getByteBuffer());
                     } finally {
                         next.release();
                     }
-                    if (ended) {
-                        outcome.complete(true);
+                    if (!wanted || ended) {
+                        outcome.complete(wanted);
                         return;
                     }
                 }
@@ -361,11 +365,11 @@ public final class StreamingHttp {
             try {
                 return outcome.get();
             } catch (InterruptedException e) {
-                abort(); // the reading ends at its next chunk, with the failure the abort causes
+                abort(); // Jetty fails the source, which calls the reading back: it ends at its next chunk
                 Thread.currentThread().interrupt();
                 try {
-                    outcome.get(DRAIN_MILLIS, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException | ExecutionException | TimeoutException ignored) {
+                    outcome.join(); // not a moment before: the listener is the caller's again only then
+                } catch (CompletionException | CancellationException over) {
                     // the call is over either way
                 }
                 throw new ProviderException("cancelled", "interrupted while reading the provider stream");

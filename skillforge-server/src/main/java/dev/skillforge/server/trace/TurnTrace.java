@@ -30,8 +30,9 @@ import java.util.function.Consumer;
  * ({@code FORGE_TRACE_CONTENT}) no text of the conversation goes into a span: a command's tool is {@value GenAi#SHELL_TOOL},
  * a failure's status says its code.
  *
- * <p>Created on the thread that starts the turn; afterwards only the run's thread touches it (the events and the
- * prefix guard run there).
+ * <p>Created on the thread that starts the turn; afterwards one thread at a time touches it: the run's (the prefix
+ * guard, most events), or while a model streams, the thread that reads its answer, which hands over to the run's
+ * thread when the call ends.
  */
 final class TurnTrace implements EventSink {
 

@@ -14,7 +14,10 @@ import dev.skillforge.server.json.Json;
 import dev.skillforge.server.provider.ProviderErrors;
 import dev.skillforge.server.provider.StreamParser;
 
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -51,6 +54,11 @@ final class AnthropicStreamParser implements StreamParser {
     private final ModelStreamListener listener;
     private final TreeMap<Integer, ObjectNode> blocks = new TreeMap<>();
     private final TreeMap<Integer, StringBuilder> partialInputs = new TreeMap<>();
+    /**
+     * The text fields of each block as they grow, written into the block when it stops (or the reply is made): a field
+     * rebuilt as a string on every delta made an answer's reading quadratic in its length.
+     */
+    private final TreeMap<Integer, Map<String, StringBuilder>> growing = new TreeMap<>();
     private Long inputTokens;
     private Long outputTokens;
     private Long cacheReadTokens;
@@ -129,19 +137,19 @@ final class AnthropicStreamParser implements StreamParser {
         switch (String.valueOf(Json.text(delta, "type"))) {
             case "text_delta" -> {
                 String text = String.valueOf(Json.text(delta, "text"));
-                append(block, "text", text);
+                append(index, block, "text", text);
                 if (!text.isEmpty()) {
                     listener.onText(text);
                 }
             }
             case "thinking_delta" -> {
                 String thinking = String.valueOf(Json.text(delta, "thinking"));
-                append(block, "thinking", thinking);
+                append(index, block, "thinking", thinking);
                 if (!thinking.isEmpty()) {
                     listener.onReasoning(thinking);
                 }
             }
-            case "signature_delta" -> append(block, "signature", String.valueOf(Json.text(delta, "signature")));
+            case "signature_delta" -> append(index, block, "signature", String.valueOf(Json.text(delta, "signature")));
             case "input_json_delta" -> partialInputs.computeIfAbsent(index, i -> new StringBuilder())
                     .append(String.valueOf(Json.text(delta, "partial_json")));
             case "citations_delta" -> {
@@ -159,6 +167,7 @@ final class AnthropicStreamParser implements StreamParser {
         int index = event.path("index").asInt(-1);
         StringBuilder input = partialInputs.remove(index);
         ObjectNode block = blocks.get(index);
+        settle(index, block);
         if (input != null && !input.isEmpty() && block != null) {
             try {
                 block.set("input", Json.parse(input.toString()));
@@ -168,9 +177,24 @@ final class AnthropicStreamParser implements StreamParser {
         }
     }
 
-    private static void append(ObjectNode block, String field, String piece) {
-        String before = Json.text(block, field);
-        block.put(field, before == null ? piece : before + piece);
+    /** Adds {@code piece} to the block's text field; a field the block did not start with takes its place now. */
+    private void append(int index, ObjectNode block, String field, String piece) {
+        StringBuilder text = growing.computeIfAbsent(index, i -> new LinkedHashMap<>()).get(field);
+        if (text == null) {
+            String before = Json.text(block, field);
+            text = new StringBuilder(before == null ? "" : before);
+            growing.get(index).put(field, text);
+            block.put(field, ""); // where it goes among the block's fields, as the first delta placed it
+        }
+        text.append(piece);
+    }
+
+    /** Writes the grown text fields of block {@code index} into it. */
+    private void settle(int index, ObjectNode block) {
+        Map<String, StringBuilder> fields = growing.remove(index);
+        if (fields != null && block != null) {
+            fields.forEach((field, text) -> block.put(field, text.toString()));
+        }
     }
 
     private void readUsage(JsonNode usage) {
@@ -244,6 +268,7 @@ final class AnthropicStreamParser implements StreamParser {
      * otherwise it is exactly what streamed.
      */
     public ProviderReplay replay() {
+        List.copyOf(growing.keySet()).forEach(index -> settle(index, blocks.get(index))); // blocks that never stopped
         ArrayNode kept = Json.MAPPER.createArrayNode();
         for (ObjectNode block : blocks.values()) {
             if (!("text".equals(Json.text(block, "type")) && "".equals(Json.text(block, "text")))) {
