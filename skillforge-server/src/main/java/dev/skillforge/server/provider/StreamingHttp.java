@@ -182,7 +182,7 @@ public final class StreamingHttp {
         private final CompletableFuture<org.eclipse.jetty.client.Response> headers = new CompletableFuture<>();
         /** Reads on from the thread that delivers the next chunk (Jetty calls it for content, the end or a failure). */
         private final Runnable readOn = Invocable.from(Invocable.InvocationType.NON_BLOCKING, this::pump);
-        /** How the reading ended: true at the body's end, false when the listener stopped it; completed by {@link #pump} alone. */
+        /** How the reading ended: true at the body's end, false when the listener stopped it; completed by the reading alone. */
         private final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
         private final AtomicBoolean started = new AtomicBoolean();
         private volatile Content.Source source;

@@ -47,6 +47,26 @@ class AnthropicStreamParserTest {
     }
 
     @Test
+    void manyDeltasGrowTheirFieldsWholeInTheOrderTheFirstDeltaGaveThemAndABlockNeverStoppedIsKeptToo() throws Exception {
+        feed(START, blockStart(0, "{\"type\":\"thinking\"}")); // started without its fields: the deltas place them
+        StringBuilder thinking = new StringBuilder();
+        for (int i = 0; i < 5_000; i++) {
+            feed(delta(0, "{\"type\":\"thinking_delta\",\"thinking\":\"t" + i + " \"}"));
+            thinking.append('t').append(i).append(' ');
+            if (i == 2) {
+                feed(delta(0, "{\"type\":\"signature_delta\",\"signature\":\"c2ln\"}"));
+            }
+        }
+        feed(delta(0, "{\"type\":\"signature_delta\",\"signature\":\"LTE=\"}"), blockStop(0),
+                blockStart(1, "{\"type\":\"text\",\"text\":\"\"}"), delta(1, "{\"type\":\"text_delta\",\"text\":\"Hello, \"}"),
+                delta(1, "{\"type\":\"text_delta\",\"text\":\"world\"}")); // block 1 never stops: the body was cut
+
+        assertThat(parser.replay().data()).isEqualTo("[{\"type\":\"thinking\",\"thinking\":\"" + thinking
+                + "\",\"signature\":\"c2lnLTE=\"},{\"type\":\"text\",\"text\":\"Hello, world\"}]");
+        assertThat(String.join("", listener.reasoning)).isEqualTo(thinking.toString());
+    }
+
+    @Test
     void anOverloadedErrorAfterPartialTextIsAFailureNotAShortAnswer() throws Exception {
         feed(START, blockStart(0, "{\"type\":\"text\",\"text\":\"\"}"), delta(0, "{\"type\":\"text_delta\",\"text\":\"<shell>skill set x\\n\"}"));
 
