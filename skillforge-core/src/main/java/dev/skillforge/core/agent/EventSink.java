@@ -1,8 +1,9 @@
 package dev.skillforge.core.agent;
 
 /**
- * Where a run's events go, in order, one at a time: on the run's thread, or, while a model streams, on the thread that
- * reads the model's answer (see {@link ModelStreamListener}). It must not block.
+ * Where a run's events go, in order, one at a time. The events of a model's answer as it streams (text, reasoning,
+ * tool calls, sources) may come on the thread that reads the answer (see {@link ModelStreamListener}), which they must
+ * not block; the others come on the run's thread.
  */
 @FunctionalInterface
 public interface EventSink {

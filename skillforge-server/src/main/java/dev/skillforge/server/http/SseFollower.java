@@ -143,7 +143,7 @@ final class SseFollower implements WriteListener {
                     continue;
                 }
                 // The frames and whether the run finished, in one read: read apart, the last event could come in between
-                // and be left unsent (the run's call to pump() finds this thread writing and leaves it a note, too late).
+                // and be left unsent (the appender's call to pump() finds this thread writing and leaves it a note, too late).
                 RunEventLog.Read read = log.read(last);
                 if (!read.frames().isEmpty()) {
                     for (RunEventLog.Frame frame : read.frames()) {

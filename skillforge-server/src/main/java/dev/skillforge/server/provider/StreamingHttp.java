@@ -193,6 +193,7 @@ public final class StreamingHttp {
         private volatile boolean aborted;
         // Written by the reading (one thread at a time), read by the caller after the outcome: published by it.
         private boolean ended;
+        // Touched by the caller alone.
         private boolean complete;
         private org.eclipse.jetty.client.Response info;
         private AutoCloseable abortRegistration;

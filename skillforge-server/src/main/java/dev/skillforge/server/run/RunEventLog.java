@@ -76,8 +76,9 @@ public final class RunEventLog implements EventSink {
     }
 
     /**
-     * Runs {@code listener} after each event from now on, on the thread that added it (the run's, or the one reading the model's answer), until the returned
-     * handle is closed. The listener must not block: it is on the path of every chunk of the run.
+     * Runs {@code listener} after each event from now on, on the thread that added it (the run's, or the one reading the
+     * model's answer), until the returned handle is closed. The listener must not block: it is on the path of every chunk
+     * of the run.
      */
     public AutoCloseable onEvent(Runnable listener) {
         listeners.add(listener);

@@ -79,7 +79,7 @@ final class ConversationSearch {
             parameters.addAll(Collections.nCopies(3, match));
         }
         parameters.add(limit);
-        return Transactions.rows(connection, onePerThread.apply(where.toString()) + " LIMIT ?", records, parameters.toArray());
+        return Transactions.rowsOnce(connection, onePerThread.apply(where.toString()) + " LIMIT ?", records, parameters.toArray());
     }
 
     private record Hit(String conversationId, SearchSource source) {
@@ -102,10 +102,10 @@ final class ConversationSearch {
                 + " ON a.conversation_id = hits.conversation_id AND a.seq = hits.seq AND a.position = hits.position";
         List<Object> parameters = new ArrayList<>(ids);
         parameters.add(match);
-        List<Hit> hits = new ArrayList<>(Transactions.rows(connection, entries,
+        List<Hit> hits = new ArrayList<>(Transactions.rowsOnce(connection, entries,
                 row -> new Hit(row.getString(1), SearchSource.entry(row.getInt(2), row.getString(3), row.getString(4))),
                 parameters.toArray()));
-        hits.addAll(Transactions.rows(connection, documents,
+        hits.addAll(Transactions.rowsOnce(connection, documents,
                 row -> new Hit(row.getString(1), SearchSource.attachment(row.getInt(2), row.getInt(3), row.getString(4), row.getString(5),
                         row.getString(6))),
                 parameters.toArray()));

@@ -602,7 +602,7 @@ public final class JdbcConversationStore implements ConversationStore {
             List<String> chunk = conversationIds.subList(from, Math.min(conversationIds.size(), from + IN_LIST_CHUNK));
             List<Object> parameters = new ArrayList<>(chunk);
             parameters.add(turn);
-            transactions.rows("read the messages of turn " + turn, "SELECT conversation_id, content FROM entries WHERE conversation_id IN ("
+            transactions.rowsOnce("read the messages of turn " + turn, "SELECT conversation_id, content FROM entries WHERE conversation_id IN ("
                     + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ") AND turn = ? AND kind = 'user'",
                     row -> Map.entry(row.getString(1), row.getString(2)), parameters.toArray())
                     .forEach(message -> messages.put(message.getKey(), message.getValue()));

@@ -66,7 +66,9 @@ public final class Transactions {
                 T result = work.run(connection);
                 dialect.commit(connection);
                 return result;
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException | Error e) {
+                // An Error too: given back to the pool with its transaction open, a connection would have it committed
+                // when the pool turns auto-commit back on (the statements run on what the pool wraps, which it does not see).
                 PreparedStatements.discard(connection, e);
                 rollback(connection, e);
                 throw e;
@@ -123,7 +125,26 @@ public final class Transactions {
      * not run the same SQL on it.
      */
     public static <T> List<T> rows(Connection connection, String sql, RowReader<T> reader, Object... parameters) throws SQLException {
-        PreparedStatement select = PreparedStatements.prepared(connection, sql);
+        return select(PreparedStatements.prepared(connection, sql), reader, parameters);
+    }
+
+    /**
+     * {@link #rows(String, String, RowReader, Object...)} for SQL built for this one call (an {@code IN} list as long as
+     * its ids, a search's conditions): prepared for this use alone, so that it does not push the statements used on
+     * every turn out of the connection's {@link PreparedStatements}.
+     */
+    public <T> List<T> rowsOnce(String what, String sql, RowReader<T> reader, Object... parameters) {
+        return read(what, connection -> rowsOnce(connection, sql, reader, parameters));
+    }
+
+    /** {@link #rowsOnce(String, String, RowReader, Object...)} on a connection the caller holds. */
+    public static <T> List<T> rowsOnce(Connection connection, String sql, RowReader<T> reader, Object... parameters) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(sql)) {
+            return select(select, reader, parameters);
+        }
+    }
+
+    private static <T> List<T> select(PreparedStatement select, RowReader<T> reader, Object... parameters) throws SQLException {
         for (int i = 0; i < parameters.length; i++) {
             select.setObject(i + 1, parameters[i]);
         }
@@ -165,7 +186,7 @@ public final class Transactions {
         return false;
     }
 
-    private void rollback(Connection connection, Exception cause) {
+    private void rollback(Connection connection, Throwable cause) {
         try {
             dialect.rollback(connection);
         } catch (SQLException | RuntimeException e) {

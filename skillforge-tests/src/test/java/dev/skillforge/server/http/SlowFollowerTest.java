@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The run's own thread writes its events to the clients that follow it (SseFollower): a client that stops reading
+ * The thread that adds a run's events writes them to the clients that follow it (SseFollower): a client that stops reading
  * must hold up neither the run nor another client, over a real connection whose buffers fill.
  */
 class SlowFollowerTest {

@@ -117,6 +117,29 @@ abstract class ConversationStoreContract {
         return store().conversation(id).orElseThrow().updatedAtMillis();
     }
 
+    // ---------------------------------------------------------------- transactions
+
+    @Test
+    void aWriteThatFailsWithAnErrorLeavesNothingWrittenAndStatementsKeptPreparedReadWhatIsThere() {
+        Transactions transactions = new Transactions(((JdbcConversationStore) store()).database());
+        String read = "SELECT micro_usd FROM spend WHERE person_id = ? AND month = ?";
+
+        assertThatThrownBy(() -> transactions.write("count a spend and break", connection -> {
+            Transactions.update(connection, "INSERT INTO spend (person_id, month, micro_usd) VALUES (?, ?, ?)", "ada", "2026-11", 5);
+            throw new AssertionError("the work broke after its insert"); // an Error, not an exception
+        })).isInstanceOf(AssertionError.class);
+
+        // The connection went back to its pool with auto-commit on again: had the transaction stayed open, that would
+        // have committed the insert.
+        assertThat(transactions.rows("read the spend", read, row -> row.getLong(1), "ada", "2026-11")).isEmpty();
+        transactions.write("count a spend", connection ->
+                Transactions.update(connection, "INSERT INTO spend (person_id, month, micro_usd) VALUES (?, ?, ?)", "ada", "2026-11", 7));
+        assertThat(transactions.rows("read the spend", read, row -> row.getLong(1), "ada", "2026-11")).containsExactly(7L);
+        transactions.update("count more", "UPDATE spend SET micro_usd = micro_usd + ? WHERE person_id = ?", 3, "ada");
+        assertThat(transactions.rows("read the spend", read, row -> row.getLong(1), "ada", "2026-11")).containsExactly(10L);
+        assertThat(transactions.rowsOnce("read the spend once", read, row -> row.getLong(1), "ada", "2026-11")).containsExactly(10L);
+    }
+
     // ---------------------------------------------------------------- conversations
 
     @Test

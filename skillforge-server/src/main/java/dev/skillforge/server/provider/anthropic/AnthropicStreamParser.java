@@ -125,6 +125,7 @@ final class AnthropicStreamParser implements StreamParser {
             throw new ProviderException("provider_stream_error", "The provider started a content block without an index or a block: " + event);
         }
         blocks.put(event.get("index").asInt(), object.deepCopy());
+        growing.remove(event.get("index").asInt()); // a block started again starts from what its start holds
     }
 
     private void delta(JsonNode event) throws ProviderException {
