@@ -37,10 +37,11 @@ public final class SseEventData implements StreamingHttp.LineListener {
 
     @Override
     public boolean accept(String line) throws ProviderException {
-        if (line.isEmpty()) {
-            return data == null || flush();
-        }
         if (!line.startsWith("data:")) {
+            if (line.isEmpty() && data != null) {
+                return flush();
+            }
+            // A comment, another field or a blank line with no event before it: the connection lives, the answer does not move.
             if (System.nanoTime() - lastData > idle.toNanos()) {
                 throw new ProviderException("provider_timeout", "The provider sent only keep-alives for "
                         + idle.toSeconds() + " s: no data");

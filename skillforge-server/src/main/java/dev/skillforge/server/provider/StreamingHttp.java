@@ -285,7 +285,10 @@ public final class StreamingHttp {
                 return true;
             });
             String last = toTheEnd ? lines.rest() : null;
-            return last == null || lineListener.accept(last) ? toTheEnd : false;
+            if (last != null && !lineListener.accept(last)) {
+                return false;
+            }
+            return toTheEnd;
         }
 
         /**

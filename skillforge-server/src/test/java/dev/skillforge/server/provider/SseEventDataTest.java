@@ -45,6 +45,19 @@ class SseEventDataTest {
         assertThat(received).containsExactly("{}", "[DONE]");
     }
 
+    @Test
+    void blankLinesWithoutAnEventAreKeepAlivesTooAndCountNoProgress() throws Exception {
+        SseEventData impatient = new SseEventData(received::add, Duration.ZERO); // any time since the last data is too long
+
+        assertThatThrownBy(() -> impatient.accept(""))
+                .isInstanceOfSatisfying(ProviderException.class, e -> assertThat(e.code()).isEqualTo("provider_timeout"))
+                .hasMessage("The provider sent only keep-alives for 0 s: no data");
+        SseEventData patient = new SseEventData(received::add, Duration.ofDays(1));
+        patient.accept("data: one");
+        assertThat(patient.accept("")).isTrue(); // a blank line that ends an event is not a keep-alive
+        assertThat(received).containsExactly("one");
+    }
+
     private void feed(String... lines) throws ProviderException {
         for (String line : lines) {
             events.accept(line);
