@@ -313,6 +313,10 @@ class TwoInstancesTest {
             Stored stored = new Stored(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
                     new ArrayList<>(), new ArrayList<>());
             try (Connection connection = database.getConnection()) {
+                // Both queries in one snapshot: read apart, a batch committed between them (a turn's first entries and its
+                // end, applied together when the writer fell behind) showed the turn's record without its entries.
+                connection.setAutoCommit(false);
+                connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
                 try (PreparedStatement select = connection.prepareStatement(
                         "SELECT seq, turn, kind, content FROM entries WHERE conversation_id = ? ORDER BY seq")) {
                     select.setString(1, id);
@@ -335,6 +339,7 @@ class TwoInstancesTest {
                         }
                     }
                 }
+                connection.rollback(); // read only
             }
             return stored;
         }
